@@ -1,0 +1,26 @@
+import type { NextFunction, Request, Response } from 'express';
+
+/**
+ * The calls `<radio-player>` makes from other sites: public station reads and the join. Any
+ * origin, never credentials (the player sends no cookies), so a page cannot act as the user.
+ * Which sites may actually play is decided by the join (allowed domains), not by CORS.
+ */
+const PUBLIC_PATHS = [
+  /^\/api\/stations\/[^/]+$/,
+  /^\/api\/users\/[^/]+\/stations(\/[^/]+)?$/,
+  /^\/api\/joinStationAsReceiver$/,
+];
+
+export function publicCors(req: Request, res: Response, next: NextFunction): void {
+  if (!req.headers.origin || !PUBLIC_PATHS.some((p) => p.test(req.path))) return next();
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  res.setHeader('Access-Control-Expose-Headers', 'Retry-After');
+  if (req.method === 'OPTIONS') {
+    res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
+    res.setHeader('Access-Control-Allow-Headers', 'Content-Type');
+    res.setHeader('Access-Control-Max-Age', '600');
+    res.status(204).end();
+    return;
+  }
+  next();
+}

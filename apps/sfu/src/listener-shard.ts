@@ -1,0 +1,340 @@
+import type { Socket } from 'node:dgram';
+import type { RTCPeerConnection, RTCRtpTransceiver } from 'werift';
+import { SdpError } from './media-engine.js';
+import { mungeAnswer, validateOffer } from './sdp.js';
+import { enableSyncLookup, extractSrtpKeys, SrtpStreamSender } from './srtp-sender.js';
+import { announceCandidates, createPeer, type PeerSettings } from './werift-config.js';
+
+export interface ShardConfig {
+  index: number;
+  settings: PeerSettings;
+  listenerTimeoutMs: number;
+}
+
+export interface ShardStats {
+  listeners: number;
+  pending: number;
+  packetsOut: number;
+  bytesOut: number;
+  sendErrors: number;
+  packetsIn: number;
+  /** connected listeners per SRTP profile */
+  gcm: number;
+  cm: number;
+}
+
+/** Events a shard reports to the engine (same shape in-thread and across worker_threads). */
+export type ShardEvent =
+  | { t: 'count'; stationId: string; count: number }
+  | { t: 'gone'; stationId: string; sessionId: string; reason: string }
+  | { t: 'stats'; stats: ShardStats };
+
+/** Minimal view of werift's ICE pair / connection internals used for the direct send path. */
+interface IcePair {
+  localCandidate: { type: string };
+  remoteCandidate: { host: string; port: number };
+  protocol: { transport?: { type?: string; socket?: Socket } };
+  packetsReceived: number;
+  requestsReceived: number;
+  responsesReceived: number;
+}
+interface IceConnection {
+  nominated?: IcePair;
+  state: string;
+  consentFresh: boolean;
+  iceLite?: boolean;
+  send(data: Buffer): Promise<void>;
+}
+
+class Listener {
+  connected = false;
+  removed = false;
+  sender: SrtpStreamSender | null = null;
+  ice: IceConnection | null = null;
+  pair: IcePair | null = null;
+  socket: Socket | null = null;
+  port = 0;
+  host = '';
+  lastActivity = Date.now();
+  activity = -1;
+  readonly createdAt = Date.now();
+  constructor(
+    readonly sessionId: string,
+    readonly stationId: string,
+    readonly pc: RTCPeerConnection,
+    readonly transceiver: RTCRtpTransceiver,
+  ) {}
+}
+
+/**
+ * Holds the listener PeerConnections of one shard (one worker thread, or the engine's own thread) and
+ * fans a station's packets out to them.
+ */
+export class ListenerShard {
+  private readonly stations = new Map<string, Map<string, Listener>>();
+  private readonly connectedCount = new Map<string, number>();
+  private readonly timer: NodeJS.Timeout;
+  private readonly statsTimer: NodeJS.Timeout;
+  private packetsOut = 0;
+  private bytesOut = 0;
+  private sendErrors = 0;
+  private packetsIn = 0;
+  private closed = false;
+
+  constructor(
+    private readonly cfg: ShardConfig,
+    private readonly emit: (e: ShardEvent) => void,
+  ) {
+    const check = Math.min(500, Math.max(100, Math.floor(cfg.listenerTimeoutMs / 10)));
+    this.timer = setInterval(() => this.checkPresence(), check);
+    this.timer.unref();
+    this.statsTimer = setInterval(() => this.emit({ t: 'stats', stats: this.stats() }), 1000);
+    this.statsTimer.unref();
+  }
+
+  stats(): ShardStats {
+    let listeners = 0;
+    let pending = 0;
+    let gcm = 0;
+    for (const st of this.stations.values()) {
+      for (const l of st.values()) {
+        if (l.connected) {
+          listeners++;
+          if (l.sender?.profileName === 'AEAD_AES_128_GCM') gcm++;
+        } else pending++;
+      }
+    }
+    return {
+      listeners,
+      pending,
+      packetsOut: this.packetsOut,
+      bytesOut: this.bytesOut,
+      sendErrors: this.sendErrors,
+      packetsIn: this.packetsIn,
+      gcm,
+      cm: listeners - gcm,
+    };
+  }
+
+  async addListener(stationId: string, sessionId: string, offerSdp: string): Promise<string> {
+    if (this.closed) throw new Error('shard closed');
+    const offer = validateOffer(offerSdp, 'listener');
+    const pc = createPeer(this.cfg.settings);
+    const transceiver = pc.addTransceiver('audio', { direction: 'sendonly' });
+    let answer: string;
+    try {
+      await pc.setRemoteDescription({ type: 'offer', sdp: offer });
+      const local = await pc.createAnswer();
+      await pc.setLocalDescription(local);
+      const sdp = pc.localDescription?.sdp;
+      if (!sdp) throw new Error('no local description');
+      if (!/^a=sendonly/m.test(sdp) && !/^a=sendrecv/m.test(sdp)) {
+        throw new SdpError('could not negotiate a sending audio track');
+      }
+      answer = announceCandidates(mungeAnswer(sdp, sessionId), this.cfg.settings.announcedAddress);
+    } catch (err) {
+      await pc.close().catch(() => undefined);
+      if (err instanceof SdpError) throw err;
+      throw new SdpError(`SDP negotiation failed: ${(err as Error)?.message ?? String(err)}`);
+    }
+    if (this.closed) {
+      await pc.close().catch(() => undefined);
+      throw new Error('shard closed');
+    }
+    const l = new Listener(sessionId, stationId, pc, transceiver);
+    let st = this.stations.get(stationId);
+    if (!st) {
+      st = new Map();
+      this.stations.set(stationId, st);
+    }
+    st.set(sessionId, l);
+    pc.connectionStateChange.subscribe((state) => {
+      if (l.removed) return;
+      if (state === 'connected') this.onConnected(l);
+      else if (state === 'failed') void this.remove(l, 'ice-failed');
+      else if (state === 'closed') void this.remove(l, 'closed');
+    });
+    return answer;
+  }
+
+  private onConnected(l: Listener): void {
+    if (l.connected) return;
+    const sender = l.transceiver.sender;
+    const dtls = sender.dtlsTransport;
+    const keys = extractSrtpKeys(dtls);
+    const codec = sender.codec;
+    if (!keys || !codec) {
+      void this.remove(l, 'srtp-unsupported');
+      return;
+    }
+    l.sender = new SrtpStreamSender(keys, sender.ssrc, codec.payloadType);
+    l.ice = (dtls.iceTransport as unknown as { connection: IceConnection }).connection;
+    l.connected = true;
+    l.lastActivity = Date.now();
+    this.bumpCount(l.stationId, +1);
+  }
+
+  private bumpCount(stationId: string, delta: number): void {
+    const n = (this.connectedCount.get(stationId) ?? 0) + delta;
+    if (n <= 0) this.connectedCount.delete(stationId);
+    else this.connectedCount.set(stationId, n);
+    this.emit({ t: 'count', stationId, count: Math.max(0, n) });
+  }
+
+  /** Removes a listener; emits 'gone' unless the engine asked for it (reason 'deleted'). */
+  private async remove(l: Listener, reason: string, notify = true): Promise<void> {
+    if (l.removed) return;
+    l.removed = true;
+    const st = this.stations.get(l.stationId);
+    st?.delete(l.sessionId);
+    if (st && st.size === 0) this.stations.delete(l.stationId);
+    if (l.connected) {
+      l.connected = false;
+      this.bumpCount(l.stationId, -1);
+    }
+    if (notify) this.emit({ t: 'gone', stationId: l.stationId, sessionId: l.sessionId, reason });
+    await l.pc.close().catch(() => undefined);
+  }
+
+  async removeListener(stationId: string, sessionId: string, reason = 'deleted'): Promise<boolean> {
+    const l = this.stations.get(stationId)?.get(sessionId);
+    if (!l) return false;
+    await this.remove(l, reason, reason !== 'deleted');
+    return true;
+  }
+
+  async closeStation(stationId: string, reason = 'station-closed'): Promise<void> {
+    const st = this.stations.get(stationId);
+    if (!st) return;
+    await Promise.all([...st.values()].map((l) => this.remove(l, reason)));
+  }
+
+  async restartIce(stationId: string, sessionId: string, offerSdp: string): Promise<string | null> {
+    const l = this.stations.get(stationId)?.get(sessionId);
+    if (!l) return null;
+    const offer = validateOffer(offerSdp, 'listener');
+    try {
+      await l.pc.setRemoteDescription({ type: 'offer', sdp: offer });
+      const local = await l.pc.createAnswer();
+      await l.pc.setLocalDescription(local);
+      const sdp = l.pc.localDescription?.sdp ?? '';
+      return announceCandidates(mungeAnswer(sdp, sessionId), this.cfg.settings.announcedAddress);
+    } catch (err) {
+      throw new SdpError(`ICE restart failed: ${(err as Error)?.message ?? String(err)}`);
+    }
+  }
+
+  /** Fan-out of one publisher packet (seq/timestamp already rewritten by the engine). */
+  packet(
+    stationId: string,
+    seq: number,
+    timestamp: number,
+    marker: boolean,
+    payload: Uint8Array,
+  ): void {
+    this.packetsIn++;
+    const st = this.stations.get(stationId);
+    if (!st) return;
+    for (const l of st.values()) {
+      if (!l.connected) continue;
+      const ice = l.ice!;
+      const pair = ice.nominated;
+      if (
+        !pair ||
+        ice.state === 'failed' ||
+        ice.state === 'closed' ||
+        (!ice.consentFresh && !ice.iceLite)
+      ) {
+        continue;
+      }
+      if (pair !== l.pair) this.bindPair(l, pair);
+      try {
+        if (l.socket) {
+          this.bytesOut += l.sender!.send(
+            l.socket,
+            l.port,
+            l.host,
+            seq,
+            timestamp,
+            marker,
+            payload,
+          );
+        } else {
+          // relayed (TURN) or TCP path: let werift's ICE layer wrap it
+          this.sendViaIce(l, seq, timestamp, marker, payload);
+        }
+        this.packetsOut++;
+      } catch {
+        this.sendErrors++;
+      }
+    }
+  }
+
+  private bindPair(l: Listener, pair: IcePair): void {
+    l.pair = pair;
+    const transport = pair.protocol.transport;
+    if (pair.localCandidate.type !== 'relay' && transport?.type === 'udp' && transport.socket) {
+      l.socket = transport.socket;
+      // experimental, off by default: correlated with stalled DTLS handshakes of other peers in tests
+      if (process.env.SFU_SYNC_LOOKUP === '1') enableSyncLookup(transport.socket);
+      l.host = pair.remoteCandidate.host;
+      l.port = pair.remoteCandidate.port;
+    } else {
+      l.socket = null;
+    }
+  }
+
+  private sendViaIce(
+    l: Listener,
+    seq: number,
+    ts: number,
+    marker: boolean,
+    payload: Uint8Array,
+  ): void {
+    const chunks: Buffer[] = [];
+    const fake = {
+      send: (bufs: Buffer[]) => {
+        this.bytesOut += bufs.reduce((a, b) => a + b.length, 0);
+        chunks.push(...bufs);
+      },
+    } as unknown as Socket;
+    l.sender!.send(fake, 0, '', seq, ts, marker, payload);
+    l.ice!.send(Buffer.concat(chunks)).catch(() => {
+      this.sendErrors++;
+    });
+  }
+
+  /** Presence: a connected listener must show inbound traffic (STUN consent, RTCP) regularly. */
+  private checkPresence(): void {
+    const now = Date.now();
+    const timeout = this.cfg.listenerTimeoutMs;
+    // peers send consent checks every 4-6 s and answer ours: 2 missed rounds => gone
+    const silence = Math.max(2000, timeout - 1500);
+    for (const st of [...this.stations.values()]) {
+      for (const l of [...st.values()]) {
+        if (!l.connected) {
+          if (now - l.createdAt > timeout) void this.remove(l, 'connect-timeout');
+          continue;
+        }
+        const pair = l.ice?.nominated;
+        const act = pair
+          ? pair.packetsReceived + pair.requestsReceived + pair.responsesReceived
+          : -1;
+        if (act !== l.activity) {
+          l.activity = act;
+          l.lastActivity = now;
+        } else if (now - l.lastActivity > silence) {
+          void this.remove(l, 'consent-timeout');
+        }
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    clearInterval(this.statsTimer);
+    const all = [...this.stations.values()].flatMap((st) => [...st.values()]);
+    await Promise.all(all.map((l) => this.remove(l, 'engine-closed', false)));
+  }
+}

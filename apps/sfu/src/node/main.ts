@@ -1,0 +1,33 @@
+/**
+ * `npm run start:sfu`: one SFU node of a cluster. The werift engine with its listener shards, the
+ * internal HTTP API for the API nodes, the Redis registration and events. See README, "Cluster".
+ */
+import { createWeriftEngine } from '../werift-engine.js';
+import { loadSfuNodeConfig } from './config.js';
+import { SfuNode } from './sfu-node.js';
+
+const cfg = loadSfuNodeConfig();
+const engine = await createWeriftEngine({
+  announcedAddress: cfg.announcedAddress,
+  portRange: cfg.portRange,
+  iceServers: cfg.iceServers,
+  shards: cfg.shards,
+  maxListeners: cfg.maxListeners,
+});
+const node = new SfuNode(engine, cfg);
+await node.start();
+console.log(`[sfu-node] ${node.id} listening on ${node.url} (${engine.shardMode} shards)`);
+
+let stopping = false;
+const stop = async (signal: string) => {
+  if (stopping) process.exit(130);
+  stopping = true;
+  console.log(`[sfu-node] ${signal}: leaving the cluster`);
+  const force = setTimeout(() => process.exit(1), 5000);
+  force.unref();
+  await node.close().catch((err) => console.error('[sfu-node] close', err));
+  await engine.close().catch((err) => console.error('[sfu-node] engine close', err));
+  process.exit(0);
+};
+process.on('SIGINT', () => void stop('SIGINT'));
+process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -1,0 +1,504 @@
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { ApiError } from './api.js';
+import type { AudioSink } from './audio-sink.js';
+import { ListeningClient, type ListeningTransport } from './client.js';
+import type { JoinStationResponse, PlayerState, Station, StationLocator } from './types.js';
+import type { ReceiverSession, SessionState } from './whep.js';
+
+const STATION_ID = '00000000-0000-4000-8000-000000000001';
+
+function makeStation(overrides: Partial<Station> = {}): Station {
+  return {
+    id: STATION_ID,
+    name: 'Night Radio',
+    slug: 'night-radio',
+    description: '',
+    broadcasterId: '00000000-0000-4000-8000-0000000000aa',
+    broadcaster: { id: '00000000-0000-4000-8000-0000000000aa', username: 'alice', name: 'Alice' },
+    isActive: true,
+    status: 'live',
+    viewerCount: 3,
+    nowPlaying: { track: 'Song', artist: 'Band', album: 'Record' },
+    createdAt: '2026-01-01T00:00:00.000Z',
+    lastActiveAt: '2026-01-01T00:00:00.000Z',
+    ...overrides,
+  };
+}
+
+function apiError(status: number, tag?: string, retryAfterMs?: number): ApiError {
+  return new ApiError(`API call failed: ${status}`, status, tag, retryAfterMs);
+}
+
+class FakeSession implements ReceiverSession {
+  readonly track = { id: `track-${Math.random()}` } as unknown as MediaStreamTrack;
+  onstatechange: ((state: SessionState) => void) | null = null;
+  state: SessionState = 'connecting';
+  packets = 0;
+  closed: { keepalive?: boolean } | null = null;
+  packetsReceived(): Promise<number | undefined> {
+    return Promise.resolve(this.packets);
+  }
+  close(options: { keepalive?: boolean } = {}): void {
+    this.closed ??= options;
+  }
+  set(state: SessionState): void {
+    this.state = state;
+    this.onstatechange?.(state);
+  }
+}
+
+/** A scripted server: station detail, join answers and WHEP sessions. */
+class FakeTransport implements ListeningTransport {
+  station: Station | ApiError = makeStation();
+  joinFailures: ApiError[] = [];
+  getStationCalls: StationLocator[] = [];
+  joins: string[] = [];
+  sessions: FakeSession[] = [];
+  /** ICE already connected when the session is handed over (a fast LAN). */
+  connectedOnArrival = false;
+
+  getStation(locator: StationLocator): Promise<Station> {
+    this.getStationCalls.push(locator);
+    const s = this.station;
+    return s instanceof ApiError ? Promise.reject(s) : Promise.resolve({ ...s });
+  }
+  join(stationId: string): Promise<JoinStationResponse> {
+    this.joins.push(stationId);
+    const failure = this.joinFailures.shift();
+    if (failure) return Promise.reject(failure);
+    return Promise.resolve({
+      stationId,
+      whepUrl: `https://api.example/whep/${stationId}`,
+      token: 't',
+      expiresAt: '2030-01-01T00:00:00.000Z',
+      iceServers: [],
+    });
+  }
+  connect(): Promise<ReceiverSession> {
+    const s = new FakeSession();
+    if (this.connectedOnArrival) s.set('connected');
+    this.sessions.push(s);
+    return Promise.resolve(s);
+  }
+  get last(): FakeSession {
+    return this.sessions[this.sessions.length - 1];
+  }
+}
+
+class FakeSink implements AudioSink {
+  refuse = false;
+  started: MediaStreamTrack[] = [];
+  stopped = 0;
+  unlocked = 0;
+  start(track: MediaStreamTrack): Promise<void> {
+    this.started.push(track);
+    if (this.refuse) {
+      const e = new Error('play() failed because the user did not interact');
+      e.name = 'NotAllowedError';
+      return Promise.reject(e);
+    }
+    return Promise.resolve();
+  }
+  unlock(): void {
+    this.unlocked++;
+  }
+  stop(): void {
+    this.stopped++;
+  }
+}
+
+const flush = () => jest.advanceTimersByTimeAsync(0);
+
+function setup(station: string = 'alice/night-radio') {
+  const transport = new FakeTransport();
+  const sink = new FakeSink();
+  const client = new ListeningClient({ station, transport, sink, random: () => 0 });
+  const states: PlayerState[] = [];
+  client.on('state', ({ state }) => states.push(state));
+  return { transport, sink, client, states };
+}
+
+/** Plays until the session is connected and live. */
+async function goLive(ctx: ReturnType<typeof setup>): Promise<FakeSession> {
+  ctx.client.play();
+  await flush();
+  ctx.transport.last.set('connected');
+  await flush();
+  expect(ctx.client.state).toBe('live');
+  return ctx.transport.last;
+}
+
+beforeEach(() => {
+  jest.useFakeTimers();
+});
+afterEach(() => {
+  jest.useRealTimers();
+});
+
+describe('ListeningClient', () => {
+  it('loads the station by its address, then polls it by id every 2000 ms', async () => {
+    const { client, transport } = setup();
+    const seen: Station[] = [];
+    client.on('station', (s) => seen.push(s));
+    client.start();
+    await flush();
+    expect(transport.getStationCalls).toEqual([{ username: 'alice', slug: 'night-radio' }]);
+    expect(client.station?.name).toBe('Night Radio');
+    expect(client.state).toBe('idle');
+    await jest.advanceTimersByTimeAsync(1999);
+    expect(transport.getStationCalls).toHaveLength(1);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(transport.getStationCalls).toHaveLength(2);
+    expect(transport.getStationCalls[1]).toEqual({ id: STATION_ID });
+    expect(seen).toHaveLength(2);
+    client.destroy();
+  });
+
+  it('goes idle → connecting → live: joins, negotiates, starts the sink, waits for ICE', async () => {
+    const ctx = setup();
+    ctx.client.play();
+    expect(ctx.sink.unlocked).toBe(1);
+    await flush();
+    expect(ctx.transport.joins).toEqual([STATION_ID]);
+    expect(ctx.client.state).toBe('connecting');
+    expect(ctx.sink.started).toEqual([ctx.transport.last.track]);
+    expect(ctx.client.track).toBe(ctx.transport.last.track);
+    ctx.transport.last.set('connected');
+    await flush();
+    expect(ctx.client.state).toBe('live');
+    expect(ctx.states).toEqual(['connecting', 'live']);
+    ctx.client.destroy();
+  });
+
+  it('goes live when ICE connected before the session was handed over (no state event to wait for)', async () => {
+    const ctx = setup();
+    ctx.transport.connectedOnArrival = true;
+    ctx.client.play();
+    await flush();
+    expect(ctx.client.state).toBe('live');
+    // Audio flows; past the 10 s connect timeout the session is still the first one.
+    for (let i = 0; i < 11; i++) {
+      ctx.transport.last.packets += 50;
+      await jest.advanceTimersByTimeAsync(1000);
+    }
+    expect(ctx.transport.sessions).toHaveLength(1);
+    expect(ctx.transport.last.closed).toBeNull();
+    ctx.client.destroy();
+  });
+
+  it('goes live without a sink once ICE connects (the caller plays client.track)', async () => {
+    const transport = new FakeTransport();
+    const client = new ListeningClient({ station: 'alice/night-radio', transport });
+    client.play();
+    await flush();
+    transport.last.set('connected');
+    await flush();
+    expect(client.state).toBe('live');
+    client.destroy();
+  });
+
+  it('waits while the station is offline and connects on the first poll that sees it live', async () => {
+    const ctx = setup();
+    ctx.transport.station = makeStation({ status: 'offline', isActive: false });
+    ctx.client.play();
+    await flush();
+    expect(ctx.client.state).toBe('offline');
+    expect(ctx.transport.joins).toHaveLength(0);
+
+    ctx.transport.station = makeStation();
+    await jest.advanceTimersByTimeAsync(2000);
+    expect(ctx.transport.joins).toHaveLength(1);
+    expect(ctx.client.state).toBe('connecting');
+    ctx.transport.last.set('connected');
+    await flush();
+    expect(ctx.client.state).toBe('live');
+    ctx.client.destroy();
+  });
+
+  it('leaves the session when a poll says offline and rejoins when the station returns', async () => {
+    const ctx = setup();
+    const first = await goLive(ctx);
+    ctx.transport.station = makeStation({ status: 'offline', isActive: false });
+    await jest.advanceTimersByTimeAsync(2000);
+    expect(ctx.client.state).toBe('offline');
+    expect(first.closed).toEqual({ keepalive: false });
+    expect(ctx.client.playing).toBe(true);
+
+    ctx.transport.station = makeStation();
+    await jest.advanceTimersByTimeAsync(2000);
+    expect(ctx.transport.sessions).toHaveLength(2);
+    ctx.transport.last.set('connected');
+    await flush();
+    expect(ctx.client.state).toBe('live');
+    ctx.client.destroy();
+  });
+
+  it('treats an ended station as offline', async () => {
+    const ctx = setup();
+    ctx.transport.station = makeStation({ status: 'ended', isActive: false });
+    ctx.client.start();
+    await flush();
+    expect(ctx.client.state).toBe('offline');
+    ctx.client.destroy();
+  });
+
+  it('reconnects with backoff after ICE failure: 500 ms, then 1000 ms', async () => {
+    const ctx = setup();
+    const reconnects: number[] = [];
+    ctx.client.on('reconnect', ({ delayMs }) => reconnects.push(delayMs));
+    const first = await goLive(ctx);
+    first.set('failed');
+    expect(first.closed).not.toBeNull();
+    expect(ctx.client.state).toBe('connecting');
+    expect(ctx.client.reconnecting).toBe(true);
+    await jest.advanceTimersByTimeAsync(499);
+    expect(ctx.transport.sessions).toHaveLength(1);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(ctx.transport.sessions).toHaveLength(2);
+
+    ctx.transport.last.set('failed');
+    await jest.advanceTimersByTimeAsync(999);
+    expect(ctx.transport.sessions).toHaveLength(2);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(ctx.transport.sessions).toHaveLength(3);
+    expect(reconnects).toEqual([500, 1000]);
+    ctx.client.destroy();
+  });
+
+  it('rides out a short ICE disconnection and reconnects after a long one', async () => {
+    const ctx = setup();
+    const s = await goLive(ctx);
+    s.set('disconnected');
+    await jest.advanceTimersByTimeAsync(1500);
+    s.set('connected');
+    await jest.advanceTimersByTimeAsync(5000);
+    expect(ctx.transport.sessions).toHaveLength(1);
+    expect(ctx.client.state).toBe('live');
+
+    s.set('disconnected');
+    await jest.advanceTimersByTimeAsync(2000);
+    expect(s.closed).not.toBeNull();
+    expect(ctx.client.state).toBe('connecting');
+    ctx.client.destroy();
+  });
+
+  it('replaces a connected session that receives no audio for 8 s', async () => {
+    const ctx = setup();
+    const s = await goLive(ctx);
+    for (let i = 0; i < 3; i++) {
+      s.packets += 50;
+      await jest.advanceTimersByTimeAsync(1000);
+    }
+    expect(s.closed).toBeNull();
+    await jest.advanceTimersByTimeAsync(7000);
+    expect(s.closed).toBeNull();
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(s.closed).not.toBeNull();
+    await jest.advanceTimersByTimeAsync(500);
+    expect(ctx.transport.sessions).toHaveLength(2);
+    ctx.client.destroy();
+  });
+
+  it('gives up on a session that never connects', async () => {
+    const ctx = setup();
+    ctx.client.play();
+    await flush();
+    await jest.advanceTimersByTimeAsync(10000);
+    expect(ctx.transport.sessions[0].closed).not.toBeNull();
+    await jest.advanceTimersByTimeAsync(500);
+    expect(ctx.transport.sessions).toHaveLength(2);
+    ctx.client.destroy();
+  });
+
+  it('stops for good on DOMAIN_NOT_ALLOWED: not-allowed, no audio, no more calls', async () => {
+    const ctx = setup();
+    ctx.transport.joinFailures.push(apiError(403, 'DOMAIN_NOT_ALLOWED'));
+    ctx.client.play();
+    await flush();
+    expect(ctx.client.state).toBe('not-allowed');
+    expect(ctx.client.error?.tag).toBe('DOMAIN_NOT_ALLOWED');
+    expect(ctx.transport.sessions).toHaveLength(0);
+    expect(ctx.sink.started).toHaveLength(0);
+    const polls = ctx.transport.getStationCalls.length;
+    await jest.advanceTimersByTimeAsync(20000);
+    expect(ctx.transport.getStationCalls).toHaveLength(polls);
+    expect(ctx.transport.joins).toHaveLength(1);
+    ctx.client.play();
+    await flush();
+    expect(ctx.transport.joins).toHaveLength(1);
+    ctx.client.destroy();
+  });
+
+  it('shows offline on STATION_NOT_ACTIVE and retries when the next poll says live', async () => {
+    const ctx = setup();
+    ctx.transport.joinFailures.push(apiError(409, 'STATION_NOT_ACTIVE'));
+    ctx.client.play();
+    await flush();
+    expect(ctx.client.state).toBe('offline');
+    await jest.advanceTimersByTimeAsync(2000);
+    expect(ctx.transport.joins).toHaveLength(2);
+    expect(ctx.client.state).toBe('connecting');
+    ctx.client.destroy();
+  });
+
+  it('honours Retry-After on 429', async () => {
+    const ctx = setup();
+    ctx.transport.joinFailures.push(apiError(429, 'TooManyRequests', 3000));
+    ctx.client.play();
+    await flush();
+    expect(ctx.client.state).toBe('connecting');
+    await jest.advanceTimersByTimeAsync(2999);
+    expect(ctx.transport.joins).toHaveLength(1);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(ctx.transport.joins).toHaveLength(2);
+    ctx.client.destroy();
+  });
+
+  it('retries network failures and 5xx, but not other 4xx', async () => {
+    const ctx = setup();
+    ctx.transport.joinFailures.push(ApiError.network(new TypeError('Failed to fetch')));
+    ctx.transport.joinFailures.push(apiError(503));
+    ctx.client.play();
+    await flush();
+    await jest.advanceTimersByTimeAsync(500);
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(ctx.transport.joins).toHaveLength(3);
+    expect(ctx.transport.sessions).toHaveLength(1);
+    ctx.client.destroy();
+
+    const other = setup();
+    other.transport.joinFailures.push(apiError(400, 'ValidationError'));
+    other.client.play();
+    await flush();
+    expect(other.client.state).toBe('error');
+    other.client.destroy();
+  });
+
+  it('reports StationNotFoundError as error and stops polling', async () => {
+    const ctx = setup();
+    ctx.transport.station = apiError(404, 'StationNotFoundError');
+    ctx.client.start();
+    await flush();
+    expect(ctx.client.state).toBe('error');
+    expect(ctx.client.error?.tag).toBe('StationNotFoundError');
+    await jest.advanceTimersByTimeAsync(10000);
+    expect(ctx.transport.getStationCalls).toHaveLength(1);
+    ctx.client.destroy();
+  });
+
+  it('shows a network error on the first load and recovers on a later poll', async () => {
+    const ctx = setup();
+    ctx.transport.station = ApiError.network(new TypeError('Failed to fetch'));
+    ctx.client.start();
+    await flush();
+    expect(ctx.client.state).toBe('error');
+    expect(ctx.client.error?.tag).toBe('NETWORK_ERROR');
+    ctx.transport.station = makeStation();
+    await jest.advanceTimersByTimeAsync(2000);
+    expect(ctx.client.state).toBe('idle');
+    expect(ctx.client.error).toBeNull();
+    ctx.client.destroy();
+  });
+
+  it("goes 'blocked' when the browser refuses autoplay, leaves, and plays on the next play()", async () => {
+    const ctx = setup();
+    ctx.sink.refuse = true;
+    ctx.client.play();
+    await flush();
+    expect(ctx.client.state).toBe('blocked');
+    expect(ctx.transport.sessions[0].closed).not.toBeNull();
+    expect(ctx.client.playing).toBe(false);
+
+    ctx.sink.refuse = false;
+    await goLive(ctx);
+    expect(ctx.transport.sessions).toHaveLength(2);
+    ctx.client.destroy();
+  });
+
+  it('pause() leaves the session and keeps polling; play() rejoins', async () => {
+    const ctx = setup();
+    const s = await goLive(ctx);
+    ctx.client.pause();
+    expect(s.closed).toEqual({ keepalive: false });
+    expect(ctx.client.state).toBe('idle');
+    expect(ctx.sink.stopped).toBeGreaterThan(0);
+    const polls = ctx.transport.getStationCalls.length;
+    await jest.advanceTimersByTimeAsync(4000);
+    expect(ctx.transport.getStationCalls.length).toBe(polls + 2);
+    expect(ctx.transport.sessions).toHaveLength(1);
+    await goLive(ctx);
+    ctx.client.destroy();
+  });
+
+  it('setStation() leaves the old session and plays the new station', async () => {
+    const ctx = setup();
+    const old = await goLive(ctx);
+    const otherId = '00000000-0000-4000-8000-000000000002';
+    ctx.transport.station = makeStation({ id: otherId, slug: 'morning', name: 'Morning' });
+    ctx.client.setStation('bob/morning');
+    expect(old.closed).not.toBeNull();
+    expect(ctx.client.station).toBeNull();
+    await flush();
+    expect(ctx.transport.getStationCalls.at(-1)).toEqual({ username: 'bob', slug: 'morning' });
+    expect(ctx.transport.joins.at(-1)).toBe(otherId);
+    ctx.transport.last.set('connected');
+    await flush();
+    expect(ctx.client.state).toBe('live');
+    expect(ctx.client.station?.name).toBe('Morning');
+    ctx.client.destroy();
+  });
+
+  it('drops a poll answer for the previous station', async () => {
+    const ctx = setup();
+    let resolveOld!: (s: Station) => void;
+    ctx.transport.getStation = (locator) => {
+      ctx.transport.getStationCalls.push(locator);
+      if ('username' in locator && locator.username === 'alice') {
+        return new Promise<Station>((r) => (resolveOld = r));
+      }
+      return Promise.resolve(makeStation({ name: 'New' }));
+    };
+    ctx.client.start();
+    ctx.client.setStation('bob/new');
+    await flush();
+    resolveOld(makeStation({ name: 'Old' }));
+    await flush();
+    expect(ctx.client.station?.name).toBe('New');
+    ctx.client.destroy();
+  });
+
+  it('reports a malformed station as error without calling the API', async () => {
+    const ctx = setup('not a station');
+    expect(ctx.client.state).toBe('error');
+    expect(ctx.client.error?.tag).toBe('INVALID_STATION');
+    ctx.client.play();
+    await flush();
+    expect(ctx.transport.getStationCalls).toHaveLength(0);
+    ctx.client.setStation('alice/night-radio');
+    await flush();
+    expect(ctx.transport.getStationCalls).toHaveLength(1);
+    expect(ctx.client.state).toBe('idle');
+    ctx.client.destroy();
+  });
+
+  it('destroy() leaves the session and stops every timer', async () => {
+    const ctx = setup();
+    const s = await goLive(ctx);
+    ctx.client.destroy({ keepalive: true });
+    expect(s.closed).toEqual({ keepalive: true });
+    expect(jest.getTimerCount()).toBe(0);
+    await jest.advanceTimersByTimeAsync(10000);
+    expect(ctx.transport.sessions).toHaveLength(1);
+  });
+
+  it('leaveOnUnload() leaves with keepalive and play() rejoins', async () => {
+    const ctx = setup();
+    const s = await goLive(ctx);
+    ctx.client.leaveOnUnload();
+    expect(s.closed).toEqual({ keepalive: true });
+    ctx.client.play();
+    await flush();
+    expect(ctx.transport.sessions).toHaveLength(2);
+    ctx.client.destroy();
+  });
+});

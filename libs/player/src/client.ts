@@ -1,0 +1,552 @@
+import { ApiError, PlayerApi, PlayerErrorTag, isAbort } from './api.js';
+import { parseStationRef } from './attributes.js';
+import { type AudioSink, isAutoplayRefusal, mediaElementSink } from './audio-sink.js';
+import { type BackoffOptions, DEFAULT_BACKOFF, backoffDelay } from './backoff.js';
+import { Emitter } from './emitter.js';
+import type { JoinStationResponse, PlayerState, Station, StationLocator } from './types.js';
+import { type ReceiverSession, type SessionState, connectWhep, hasWebRtc } from './whep.js';
+
+/** Spec §9: station detail polling. */
+export const STATION_POLL_MS = 2000;
+
+/** The network side of listening; swapped for a fake in tests. */
+export interface ListeningTransport {
+  getStation(locator: StationLocator, signal?: AbortSignal): Promise<Station>;
+  join(stationId: string, signal?: AbortSignal): Promise<JoinStationResponse>;
+  connect(join: JoinStationResponse, signal?: AbortSignal): Promise<ReceiverSession>;
+}
+
+/** The real transport: REST against `apiBase` and WHEP with RTCPeerConnection. */
+export function httpTransport(apiBase: string): ListeningTransport {
+  const api = new PlayerApi(apiBase);
+  return {
+    getStation: (locator, signal) => api.getStation(locator, signal),
+    join: (stationId, signal) => api.join(stationId, signal),
+    connect: (join, signal) => {
+      if (!hasWebRtc()) {
+        return Promise.reject(
+          new ApiError(
+            'This browser cannot play live audio (no WebRTC).',
+            0,
+            PlayerErrorTag.Unsupported,
+          ),
+        );
+      }
+      return connectWhep(join, { signal });
+    },
+  };
+}
+
+export interface ListeningClientOptions {
+  /** `username/station-slug`, a parsed address, or `{ id }`. */
+  station?: string | StationLocator | null;
+  /** Origin of the Radio Broadcaster API, e.g. `https://radio.example`; '' (default) = this page's origin. */
+  apiBase?: string;
+  /** Play through this element (recommended: mobile keeps it playing in the background). */
+  audio?: HTMLMediaElement;
+  /** Or through any sink; `audio` wins when both are given. Without either, use `client.track`. */
+  sink?: AudioSink;
+  transport?: ListeningTransport;
+  pollIntervalMs?: number;
+  backoff?: BackoffOptions;
+  /** A connected session that receives no audio packets for this long is replaced. */
+  stallTimeoutMs?: number;
+  /** ICE 'disconnected' for this long counts as a drop (it often recovers by itself). */
+  disconnectGraceMs?: number;
+  /** Gives up on a session that has not connected after this long. */
+  connectTimeoutMs?: number;
+  random?: () => number;
+}
+
+export interface StateChange {
+  state: PlayerState;
+  previous: PlayerState;
+  /** Why: the failure behind `error`, `not-allowed`, `offline` after a refused join, or a reconnect. */
+  error: ApiError | null;
+}
+
+export interface ListeningClientEvents {
+  state: StateChange;
+  /** Every station detail received (first load and each poll). */
+  station: Station;
+  /** The playable audio track changed (null when playback stopped). */
+  track: MediaStreamTrack | null;
+  /** A reconnect is scheduled after `delayMs`. */
+  reconnect: { attempt: number; delayMs: number; reason: string };
+}
+
+/**
+ * Listens to one station: loads and polls its detail, joins, negotiates WHEP, plays, reconnects with
+ * backoff after drops, waits while the station is offline and resumes when it returns, and leaves cleanly
+ * (WHEP DELETE). No DOM UI; safe to construct where there is no window (nothing happens until `start`).
+ *
+ * ```ts
+ * const client = new ListeningClient({ station: 'alice/night-radio', audio: audioElement });
+ * client.on('state', ({ state }) => render(state));
+ * button.onclick = () => client.play();
+ * ```
+ */
+export class ListeningClient extends Emitter<ListeningClientEvents> {
+  private readonly transport: ListeningTransport;
+  private readonly sink: AudioSink | null;
+  private readonly opts: Required<
+    Pick<
+      ListeningClientOptions,
+      | 'pollIntervalMs'
+      | 'backoff'
+      | 'stallTimeoutMs'
+      | 'disconnectGraceMs'
+      | 'connectTimeoutMs'
+      | 'random'
+    >
+  >;
+
+  private locator: StationLocator | null = null;
+  private _state: PlayerState = 'idle';
+  private _error: ApiError | null = null;
+  private _station: Station | null = null;
+  private _track: MediaStreamTrack | null = null;
+  private started = false;
+  private destroyed = false;
+  private wantPlay = false;
+  /** A terminal condition for this station (not found, not allowed, unsupported): no more calls. */
+  private halted = false;
+
+  /** Bumped on station change: stale poll answers are dropped. */
+  private stationGen = 0;
+  /** Bumped whenever the session is torn down: stale session callbacks are dropped. */
+  private sessionGen = 0;
+  private session: ReceiverSession | null = null;
+  private connecting: AbortController | null = null;
+  private connected = false;
+  private sinkStarted = false;
+  private attempt = 0;
+
+  private pollTimer: ReturnType<typeof setTimeout> | undefined;
+  private pollAbort: AbortController | null = null;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private watchTimer: ReturnType<typeof setInterval> | undefined;
+  private disconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  private connectTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(options: ListeningClientOptions = {}) {
+    super();
+    this.transport = options.transport ?? httpTransport(options.apiBase ?? '');
+    this.sink = options.audio ? mediaElementSink(options.audio) : (options.sink ?? null);
+    this.opts = {
+      pollIntervalMs: options.pollIntervalMs ?? STATION_POLL_MS,
+      backoff: options.backoff ?? DEFAULT_BACKOFF,
+      stallTimeoutMs: options.stallTimeoutMs ?? 8000,
+      disconnectGraceMs: options.disconnectGraceMs ?? 2000,
+      connectTimeoutMs: options.connectTimeoutMs ?? 10000,
+      random: options.random ?? Math.random,
+    };
+    if (options.station !== undefined) this.applyLocator(options.station);
+  }
+
+  get state(): PlayerState {
+    return this._state;
+  }
+  /** The failure behind the current state, if any. */
+  get error(): ApiError | null {
+    return this._error;
+  }
+  /** The latest station detail. */
+  get station(): Station | null {
+    return this._station;
+  }
+  /** The received audio track while a session is up (wrap it in a MediaStream for an `<audio>`). */
+  get track(): MediaStreamTrack | null {
+    return this._track;
+  }
+  /** True while recovering from a drop (a reconnect is pending or under way). */
+  get reconnecting(): boolean {
+    return this.attempt > 0 && this._state === 'connecting';
+  }
+  /** True between `play()` and `pause()` (also while waiting for an offline station). */
+  get playing(): boolean {
+    return this.wantPlay;
+  }
+
+  /** Loads the station and starts polling it. Idempotent; `play()` calls it. */
+  start(): void {
+    if (this.destroyed || this.started) return;
+    this.started = true;
+    if (!this.halted) this.pollNow();
+  }
+
+  /**
+   * Starts (or resumes) listening. Call it from a user gesture when you can: it unlocks audio output
+   * there and then, so a 'blocked' player starts.
+   */
+  play(): void {
+    if (this.destroyed) return;
+    this.start();
+    if (this.halted) return;
+    this.sink?.unlock();
+    this.wantPlay = true;
+    if (this.session && this.connected) {
+      this.startSink(this.sessionGen);
+      return;
+    }
+    if (this._station && this._station.status !== 'live') {
+      this.setState('offline', this._error);
+      return;
+    }
+    this.setState('connecting', null);
+    this.maybeConnect();
+  }
+
+  /** Stops listening and leaves the session; keeps the station detail fresh. */
+  pause(): void {
+    if (this.destroyed) return;
+    this.wantPlay = false;
+    this.clearRetry();
+    this.teardownSession();
+    this.sink?.stop();
+    if (this.halted) return;
+    this.setState(this._station && this._station.status !== 'live' ? 'offline' : 'idle', null);
+  }
+
+  /** Switches station: the old session is left cleanly; playing continues on the new one if it was on. */
+  setStation(station: string | StationLocator | null): void {
+    if (this.destroyed) return;
+    this.clearRetry();
+    this.teardownSession();
+    this.stopPolling();
+    this.stationGen++;
+    this._station = null;
+    this.attempt = 0;
+    this.halted = false;
+    this.applyLocator(station);
+    if (this.halted) return;
+    this.setState(this.wantPlay ? 'connecting' : 'idle', null);
+    if (this.started) this.pollNow();
+  }
+
+  /** Leaves the session, stops every timer and drops every listener. */
+  destroy(options: { keepalive?: boolean } = {}): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.wantPlay = false;
+    this.clearRetry();
+    this.stopPolling();
+    this.teardownSession(options.keepalive);
+    this.sink?.stop();
+    this.removeAllListeners();
+  }
+
+  /** Leaves the current session with a keepalive request (for `pagehide`); `play()` rejoins. */
+  leaveOnUnload(): void {
+    if (this.session) this.teardownSession(true);
+  }
+
+  // ---- station detail --------------------------------------------------------------------------
+
+  private applyLocator(station: string | StationLocator | null): void {
+    const locator = typeof station === 'string' ? parseStationRef(station) : station;
+    this.locator = locator;
+    if (!locator) {
+      this.halt(
+        'error',
+        new ApiError(
+          `Invalid station "${typeof station === 'string' ? station : ''}": expected username/station-slug.`,
+          0,
+          PlayerErrorTag.InvalidStation,
+        ),
+      );
+    }
+  }
+
+  private pollNow(): void {
+    clearTimeout(this.pollTimer);
+    this.pollTimer = undefined;
+    void this.poll();
+  }
+
+  private async poll(): Promise<void> {
+    const locator = this._station ? { id: this._station.id } : this.locator;
+    if (!locator || this.destroyed || this.halted) return;
+    const gen = this.stationGen;
+    this.pollAbort = new AbortController();
+    try {
+      const station = await this.transport.getStation(locator, this.pollAbort.signal);
+      if (gen !== this.stationGen || this.destroyed) return;
+      this.applyStation(station);
+    } catch (err) {
+      if (gen !== this.stationGen || this.destroyed || isAbort(err)) return;
+      const e = toApiError(err);
+      if (e.status === 404) {
+        this.halt('error', e);
+        return;
+      }
+      // Transient: say so only when there is nothing better to show; the next poll retries.
+      if (!this._station) this.setState('error', e);
+    } finally {
+      if (gen === this.stationGen) this.pollAbort = null;
+    }
+    if (gen === this.stationGen && !this.destroyed && !this.halted) {
+      this.pollTimer = setTimeout(() => void this.poll(), this.opts.pollIntervalMs);
+    }
+  }
+
+  private applyStation(station: Station): void {
+    this._station = station;
+    this.emit('station', station);
+    if (this.halted) return;
+    if (station.status !== 'live') {
+      this.clearRetry();
+      this.teardownSession();
+      this.setState('offline', this._state === 'offline' ? this._error : null);
+      return;
+    }
+    // Live.
+    if (this.wantPlay) {
+      if (this._state === 'offline' || this._state === 'error') {
+        this.attempt = 0;
+        this.clearRetry();
+        this.setState('connecting', null);
+      }
+      this.maybeConnect();
+    } else if (this._state === 'offline' || this._state === 'error') {
+      this.setState('idle', null);
+    }
+  }
+
+  private stopPolling(): void {
+    clearTimeout(this.pollTimer);
+    this.pollTimer = undefined;
+    this.pollAbort?.abort();
+    this.pollAbort = null;
+  }
+
+  // ---- session ---------------------------------------------------------------------------------
+
+  private maybeConnect(): void {
+    if (
+      !this.wantPlay ||
+      this.destroyed ||
+      this.halted ||
+      this.session ||
+      this.connecting ||
+      this.retryTimer !== undefined ||
+      this._station?.status !== 'live'
+    ) {
+      return;
+    }
+    void this.connect(this._station.id);
+  }
+
+  private async connect(stationId: string): Promise<void> {
+    const gen = ++this.sessionGen;
+    const abort = (this.connecting = new AbortController());
+    this.setState('connecting', this._state === 'connecting' ? this._error : null);
+    try {
+      const join = await this.transport.join(stationId, abort.signal);
+      if (gen !== this.sessionGen) return;
+      const session = await this.transport.connect(join, abort.signal);
+      if (gen !== this.sessionGen) {
+        session.close();
+        return;
+      }
+      this.connecting = null;
+      this.session = session;
+      this.connected = false;
+      this.sinkStarted = !this.sink;
+      session.onstatechange = (s) => this.onSessionState(gen, s);
+      this._track = session.track;
+      this.emit('track', session.track);
+      this.connectTimer = setTimeout(() => {
+        if (gen === this.sessionGen && !this.connected) this.reconnect('connect timeout');
+      }, this.opts.connectTimeoutMs);
+      this.startSink(gen);
+      // A change that happened before onstatechange was set (ICE connects in a few ms on a LAN).
+      if (gen === this.sessionGen && session.state && session.state !== 'connecting') {
+        this.onSessionState(gen, session.state);
+      }
+    } catch (err) {
+      if (gen !== this.sessionGen || isAbort(err)) return;
+      this.connecting = null;
+      this.onConnectFailure(toApiError(err));
+    }
+  }
+
+  private startSink(gen: number): void {
+    const track = this._track;
+    if (!this.sink || !track) {
+      this.updateLive();
+      return;
+    }
+    this.sink.start(track).then(
+      () => {
+        if (gen !== this.sessionGen) return;
+        this.sinkStarted = true;
+        this.updateLive();
+      },
+      (err: unknown) => {
+        if (gen !== this.sessionGen) return;
+        if (isAutoplayRefusal(err)) {
+          // Don't hold a listener slot nobody hears: leave and wait for a click.
+          this.wantPlay = false;
+          this.teardownSession();
+          this.sink?.stop();
+          this.setState('blocked', null);
+        }
+        // Other errors (AbortError from a superseded play()) are not failures.
+      },
+    );
+  }
+
+  private updateLive(): void {
+    if (this.connected && this.sinkStarted && this.wantPlay) this.setState('live', null);
+  }
+
+  private onSessionState(gen: number, s: SessionState): void {
+    if (gen !== this.sessionGen) return;
+    switch (s) {
+      case 'connected':
+        clearTimeout(this.disconnectTimer);
+        clearTimeout(this.connectTimer);
+        this.disconnectTimer = undefined;
+        this.connected = true;
+        this.startWatch(gen);
+        this.updateLive();
+        break;
+      case 'disconnected':
+        if (this.disconnectTimer === undefined) {
+          this.disconnectTimer = setTimeout(() => {
+            this.disconnectTimer = undefined;
+            if (gen === this.sessionGen) this.reconnect('disconnected');
+          }, this.opts.disconnectGraceMs);
+        }
+        break;
+      case 'failed':
+      case 'closed':
+        this.reconnect(s);
+        break;
+      case 'connecting':
+        break;
+    }
+  }
+
+  /** Replaces a connected session whose audio stopped arriving. */
+  private startWatch(gen: number): void {
+    clearInterval(this.watchTimer);
+    let last: number | undefined;
+    let lastChange = Date.now();
+    let flowing = false;
+    this.watchTimer = setInterval(() => {
+      const session = this.session;
+      if (gen !== this.sessionGen || !session) return;
+      void session.packetsReceived().then((packets) => {
+        if (gen !== this.sessionGen || packets === undefined) return;
+        const now = Date.now();
+        if (packets !== last) {
+          if (last !== undefined && !flowing) {
+            flowing = true;
+            this.attempt = 0; // audio flows: the next drop starts the backoff afresh
+          }
+          last = packets;
+          lastChange = now;
+        } else if (now - lastChange >= this.opts.stallTimeoutMs) {
+          this.reconnect('no audio');
+        }
+      });
+    }, 1000);
+  }
+
+  private onConnectFailure(e: ApiError): void {
+    switch (e.tag) {
+      case PlayerErrorTag.DomainNotAllowed:
+        this.halt('not-allowed', e);
+        return;
+      case PlayerErrorTag.StationNotFound:
+      case PlayerErrorTag.Unsupported:
+        this.halt('error', e);
+        return;
+      case PlayerErrorTag.StationNotActive:
+        // The next poll that sees the station live connects again.
+        this.teardownSession();
+        this.setState('offline', e);
+        return;
+    }
+    if (e.status === 404) return this.halt('error', e);
+    const retryable = e.status === 0 || e.status === 401 || e.status === 429 || e.status >= 500;
+    if (!retryable) return this.halt('error', e);
+    this._error = e;
+    this.scheduleRetry(e.message, e.retryAfterMs);
+  }
+
+  private reconnect(reason: string): void {
+    this.teardownSession();
+    if (!this.wantPlay || this.destroyed || this.halted) return;
+    if (this._station?.status !== 'live') {
+      this.setState('offline', this._error);
+      return;
+    }
+    this.scheduleRetry(reason);
+  }
+
+  private scheduleRetry(reason: string, atLeastMs = 0): void {
+    this.clearRetry();
+    const attempt = this.attempt++;
+    const delayMs = Math.max(atLeastMs, backoffDelay(attempt, this.opts.backoff, this.opts.random));
+    this.setState('connecting', this._error);
+    this.emit('reconnect', { attempt: attempt + 1, delayMs, reason });
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.maybeConnect();
+    }, delayMs);
+  }
+
+  private clearRetry(): void {
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+  }
+
+  private teardownSession(keepalive = false): void {
+    this.sessionGen++;
+    this.connecting?.abort();
+    this.connecting = null;
+    clearInterval(this.watchTimer);
+    clearTimeout(this.disconnectTimer);
+    clearTimeout(this.connectTimer);
+    this.watchTimer = this.disconnectTimer = this.connectTimer = undefined;
+    this.connected = false;
+    this.sinkStarted = false;
+    const session = this.session;
+    this.session = null;
+    if (session) {
+      session.onstatechange = null;
+      session.close({ keepalive });
+    }
+    if (this._track) {
+      this._track = null;
+      if (!this.destroyed) this.emit('track', null);
+    }
+  }
+
+  /** A terminal state for this station: no more calls until the station changes. */
+  private halt(state: 'error' | 'not-allowed', error: ApiError): void {
+    this.halted = true;
+    this.clearRetry();
+    this.stopPolling();
+    this.teardownSession();
+    this.sink?.stop();
+    this.setState(state, error);
+  }
+
+  private setState(state: PlayerState, error: ApiError | null): void {
+    const previous = this._state;
+    const errorChanged = error !== this._error;
+    this._error = error;
+    if (state === previous && !errorChanged) return;
+    this._state = state;
+    if (!this.destroyed) this.emit('state', { state, previous, error });
+  }
+}
+
+function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  return ApiError.network(err);
+}

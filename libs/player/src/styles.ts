@@ -1,0 +1,70 @@
+/** The element's stylesheet (adopted into the shadow root; no inline style attributes, so strict CSP is fine). */
+export const STYLES = `
+:host{display:block;box-sizing:border-box;width:100%;height:350px;min-width:280px;min-height:300px;contain:content;font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+:host([hidden]){display:none}
+*,*::before,*::after{box-sizing:border-box}
+.card{--bg:#0f1115;--fg:#f5f6f8;--muted:#a0a7b4;--line:#2a2f3a;--panel:#181b22;--accent:var(--radio-player-accent,#e5484d);--on-accent:#fff;
+position:relative;display:flex;flex-direction:column;width:100%;height:100%;overflow:hidden;border-radius:var(--radio-player-radius,12px);
+background:var(--radio-player-background,var(--bg));color:var(--fg);border:1px solid var(--line);container-type:inline-size;padding:16px;gap:12px}
+.card.light{--bg:#fff;--fg:#14161a;--muted:#5b6270;--line:#dfe2e7;--panel:#f3f4f6;--accent:var(--radio-player-accent,#d9363e)}
+.top{display:flex;align-items:center;justify-content:space-between;gap:8px;font-size:12px;color:var(--muted)}
+.badge{display:inline-flex;align-items:center;gap:6px;padding:3px 8px;border-radius:999px;background:var(--panel);font-weight:600;letter-spacing:.04em;text-transform:uppercase}
+.dot{width:8px;height:8px;border-radius:50%;background:var(--muted)}
+.live .dot{background:var(--accent);animation:pulse 1.6s ease-in-out infinite}
+.live .badge{color:var(--fg)}
+@keyframes pulse{50%{opacity:.35}}
+@media (prefers-reduced-motion:reduce){.live .dot{animation:none}}
+.count{display:inline-flex;align-items:center;gap:4px}
+svg{width:1.25em;height:1.25em;fill:currentColor;flex:none}
+.main{flex:1 1 auto;min-height:0;overflow:auto;display:flex;flex-direction:column;gap:6px}
+.name{display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden;font-size:1.45em;font-weight:700;line-height:1.2;color:var(--fg);text-decoration:none;word-break:break-word}
+a.name:hover{text-decoration:underline}
+.by{margin:0;color:var(--muted);font-size:.9em;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.np{margin-top:auto;padding:10px 12px;border-radius:8px;background:var(--panel);min-width:0}
+.np[hidden]{display:none}
+.np-label{margin:0;font-size:11px;text-transform:uppercase;letter-spacing:.06em;color:var(--muted)}
+.track{margin:2px 0 0;font-weight:600;font-size:1.05em;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.artist{margin:0;color:var(--muted);white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.message{margin:0;min-height:1.4em;color:var(--muted);font-size:.95em}
+.error .message,.not-allowed .message{color:var(--fg);font-weight:600}
+.controls{display:flex;align-items:center;gap:10px;flex:none}
+button{font:inherit;color:inherit;cursor:pointer;border:0;background:none;display:inline-flex;align-items:center;justify-content:center;border-radius:999px}
+button:disabled{cursor:not-allowed;opacity:.45}
+button:focus-visible,input:focus-visible,a:focus-visible{outline:2px solid var(--accent);outline-offset:2px}
+.play{width:48px;height:48px;background:var(--accent);color:var(--on-accent);flex:none}
+.play svg{width:26px;height:26px}
+.play-label{font-weight:600;padding:0 4px 0 0}
+.blocked .play{width:auto;padding:0 18px 0 12px;gap:4px}
+.play-label[hidden]{display:none}
+.mute{width:36px;height:36px;color:var(--muted);flex:none}
+.mute:hover{color:var(--fg)}
+.volume{flex:1 1 auto;min-width:60px;max-width:220px;accent-color:var(--accent);height:24px;margin:0}
+.sr{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
+@container (min-width:560px){.card{font-size:16px;padding:24px;gap:16px}.play{width:56px;height:56px}.name{font-size:1.8em}}
+@container (min-width:760px){.card{font-size:18px;padding:32px}.name{font-size:2.1em}.play{width:64px;height:64px}}
+`;
+
+/** Constructable stylesheets where supported (CSP-proof, shared by every player); a `<style>` otherwise. */
+let shared: CSSStyleSheet | null | undefined;
+
+export function applyStyles(root: ShadowRoot): void {
+  if (shared === undefined) {
+    shared = null;
+    try {
+      if ('adoptedStyleSheets' in Document.prototype && 'replaceSync' in CSSStyleSheet.prototype) {
+        const sheet = new CSSStyleSheet();
+        sheet.replaceSync(STYLES);
+        shared = sheet;
+      }
+    } catch {
+      shared = null;
+    }
+  }
+  if (shared) {
+    root.adoptedStyleSheets = [...root.adoptedStyleSheets, shared];
+  } else {
+    const style = document.createElement('style');
+    style.textContent = STYLES;
+    root.appendChild(style);
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Wire shapes the player reads. They mirror `@radiobroadcaster/contracts` (checked by a type test in
+ * `types.spec.ts`) but are declared here so the published package has no dependency at all.
+ */
+
+export type StationStatus = 'live' | 'offline' | 'ended';
+
+export interface NowPlaying {
+  track: string;
+  artist: string | null;
+  album: string | null;
+}
+
+/** The station as `GET /api/stations/{id}` and `GET /api/users/{username}/stations/{slug}` return it. */
+export interface Station {
+  id: string;
+  name: string;
+  slug: string;
+  description: string;
+  broadcasterId: string;
+  broadcaster: { id: string; username: string; name: string };
+  isActive: boolean;
+  status: StationStatus;
+  viewerCount: number;
+  nowPlaying: NowPlaying | null;
+  createdAt: string;
+  lastActiveAt: string | null;
+}
+
+export interface IceServer {
+  urls: string | string[];
+  username?: string;
+  credential?: string;
+}
+
+/** `POST /api/joinStationAsReceiver` → what finishes the WHEP exchange. */
+export interface JoinStationResponse {
+  stationId: string;
+  whepUrl: string;
+  token: string;
+  expiresAt: string;
+  iceServers: IceServer[];
+}
+
+/** `username/station-slug`, parsed. */
+export interface StationRef {
+  username: string;
+  slug: string;
+}
+
+/** Where a client finds its station: by public address or by id. */
+export type StationLocator = StationRef | { id: string };
+
+/**
+ * The listening state.
+ * - `idle`: not playing (station live or not yet known).
+ * - `connecting`: joining, negotiating, or reconnecting after a drop.
+ * - `live`: audio is flowing to the output.
+ * - `offline`: the station is not broadcasting; playback resumes by itself when it returns.
+ * - `error`: the station cannot be played (not found, malformed address, no WebRTC); see `error`.
+ * - `blocked`: the browser refused to start audio without a user gesture ('Click to play').
+ * - `not-allowed`: the station owner does not allow playback on this site (DOMAIN_NOT_ALLOWED).
+ */
+export type PlayerState =
+  'idle' | 'connecting' | 'live' | 'offline' | 'error' | 'blocked' | 'not-allowed';

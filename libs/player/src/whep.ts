@@ -1,0 +1,166 @@
+import { ApiError, request } from './api.js';
+import type { JoinStationResponse } from './types.js';
+
+export type SessionState = 'connecting' | 'connected' | 'disconnected' | 'failed' | 'closed';
+
+/** One listening session: a receive-only WebRTC connection and the WHEP resource that represents it. */
+export interface ReceiverSession {
+  /** The received audio track (the server's answer has no msid, so no stream comes with it). */
+  readonly track: MediaStreamTrack;
+  /** Called on every connection state change. */
+  onstatechange: ((state: SessionState) => void) | null;
+  /**
+   * The state now. On a fast network ICE often connects before the caller gets the session and sets
+   * `onstatechange`, so that change is only visible here.
+   */
+  readonly state?: SessionState;
+  /** Audio RTP packets received so far, for stall detection; undefined when stats are unavailable. */
+  packetsReceived(): Promise<number | undefined>;
+  /** Closes the connection and DELETEs the WHEP resource (best effort; never throws). */
+  close(options?: { keepalive?: boolean }): void;
+}
+
+export interface WhepOptions {
+  signal?: AbortSignal;
+  /** How long to wait for ICE gathering before sending the offer with what we have. */
+  iceGatheringTimeoutMs?: number;
+}
+
+/** WebRTC is there (not in old embedded webviews, not on a server). */
+export function hasWebRtc(): boolean {
+  return typeof RTCPeerConnection === 'function';
+}
+
+/**
+ * WHEP: a recvonly-audio offer POSTed with the join token, 201 + answer + Location. Candidates are
+ * gathered first (no trickle). Rejects with ApiError for HTTP failures.
+ */
+export async function connectWhep(
+  join: JoinStationResponse,
+  options: WhepOptions = {},
+): Promise<ReceiverSession> {
+  const pc = new RTCPeerConnection({ iceServers: join.iceServers, bundlePolicy: 'max-bundle' });
+  const transceiver = pc.addTransceiver('audio', { direction: 'recvonly' });
+  let location: string | null = null;
+  let closed = false;
+  let state: SessionState = 'connecting';
+  const auth = { Authorization: `Bearer ${join.token}` };
+
+  const session: ReceiverSession = {
+    track: transceiver.receiver.track,
+    onstatechange: null,
+    get state() {
+      return state;
+    },
+    async packetsReceived() {
+      try {
+        const report = await pc.getStats(transceiver.receiver.track);
+        let packets: number | undefined;
+        report.forEach((s: { type?: string; kind?: string; packetsReceived?: number }) => {
+          if (s.type === 'inbound-rtp' && s.kind !== 'video')
+            packets = s.packetsReceived ?? packets;
+        });
+        return packets;
+      } catch {
+        return undefined;
+      }
+    },
+    close({ keepalive = false } = {}) {
+      if (closed) return;
+      closed = true;
+      pc.oniceconnectionstatechange = null;
+      pc.close();
+      if (location) {
+        void fetch(location, {
+          method: 'DELETE',
+          headers: auth,
+          mode: 'cors',
+          credentials: 'omit',
+          keepalive,
+        }).catch(() => undefined);
+      }
+    },
+  };
+
+  pc.oniceconnectionstatechange = () => {
+    const s = pc.iceConnectionState;
+    const mapped: SessionState =
+      s === 'connected' || s === 'completed'
+        ? 'connected'
+        : s === 'disconnected' || s === 'failed' || s === 'closed'
+          ? s
+          : 'connecting';
+    state = mapped;
+    session.onstatechange?.(mapped);
+  };
+
+  try {
+    const offer = await pc.createOffer();
+    await pc.setLocalDescription({ type: 'offer', sdp: preferStereo(offer.sdp ?? '') });
+    await iceGatheringComplete(pc, options.iceGatheringTimeoutMs ?? 1500, options.signal);
+    const res = await request(join.whepUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/sdp', ...auth },
+      body: pc.localDescription?.sdp ?? '',
+      signal: options.signal,
+    });
+    const header = res.headers.get('Location');
+    if (header) location = new URL(header, join.whepUrl).href;
+    const answer = await res.text();
+    if (options.signal?.aborted) throw abortError();
+    await pc.setRemoteDescription({ type: 'answer', sdp: answer });
+  } catch (err) {
+    session.close();
+    if (err instanceof ApiError || (err as { name?: string }).name === 'AbortError') throw err;
+    throw new ApiError(`WebRTC negotiation failed: ${(err as Error).message}`, 0, 'NETWORK_ERROR');
+  }
+  return session;
+}
+
+function abortError(): Error {
+  const e = new Error('aborted');
+  e.name = 'AbortError';
+  return e;
+}
+
+function iceGatheringComplete(
+  pc: RTCPeerConnection,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
+  if (pc.iceGatheringState === 'complete') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      pc.removeEventListener('icegatheringstatechange', onChange);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const onChange = () => {
+      if (pc.iceGatheringState === 'complete') {
+        done();
+        resolve();
+      }
+    };
+    const onAbort = () => {
+      done();
+      reject(abortError());
+    };
+    const timer = setTimeout(() => {
+      done();
+      resolve();
+    }, timeoutMs);
+    pc.addEventListener('icegatheringstatechange', onChange);
+    signal?.addEventListener('abort', onAbort);
+  });
+}
+
+/** Asks for stereo Opus (music): `stereo=1` on our Opus fmtp tells the sender we decode two channels. */
+export function preferStereo(sdp: string): string {
+  const pt = /^a=rtpmap:(\d+) opus\/48000/im.exec(sdp)?.[1];
+  if (!pt) return sdp;
+  const fmtp = new RegExp(`^(a=fmtp:${pt} )([^\\r\\n]*)`, 'm');
+  const m = fmtp.exec(sdp);
+  if (!m) return sdp;
+  if (/(^|;)\s*stereo=/.test(m[2])) return sdp;
+  return sdp.replace(fmtp, `$1$2;stereo=1`);
+}

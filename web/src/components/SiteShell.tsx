@@ -1,0 +1,130 @@
+import { PRODUCT_NAME } from '@radiobroadcaster/contracts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useRouter } from '@tanstack/react-router';
+import type { ReactNode } from 'react';
+import { toast } from 'sonner';
+import { api } from '../lib/api';
+import { sessionQueryKey, sessionQueryOptions } from '../queries/session.queries';
+import { Logo } from './Logo';
+
+/** Header, main landmark and footer shared by every page inside the layout. */
+export function SiteShell({ children }: { children: ReactNode }) {
+  return (
+    <div className="shell">
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
+      <SiteHeader />
+      <main id="main" className="main" tabIndex={-1}>
+        {children}
+      </main>
+      <SiteFooter />
+    </div>
+  );
+}
+
+function SiteHeader() {
+  const session = useQuery(sessionQueryOptions());
+  const user = session.data?.user;
+  return (
+    <header className="site-header">
+      <div className="container header-row">
+        <Link to="/" className="brand" aria-label={`${PRODUCT_NAME} home`}>
+          <Logo />
+          <span className="brand-name">{PRODUCT_NAME}</span>
+        </Link>
+        <nav aria-label="Main" className="nav">
+          <Link to="/embed" className="nav-link" activeProps={{ 'aria-current': 'page' }}>
+            Embed
+          </Link>
+          <Link to="/tutorial" className="nav-link" activeProps={{ 'aria-current': 'page' }}>
+            Tutorial
+          </Link>
+          <Link to="/about" className="nav-link hide-sm" activeProps={{ 'aria-current': 'page' }}>
+            About
+          </Link>
+          {user ? (
+            <>
+              <Link to="/studio" className="nav-link" activeProps={{ 'aria-current': 'page' }}>
+                Studio
+              </Link>
+              <AccountMenu username={user.username} />
+            </>
+          ) : (
+            <Link to="/signin" className="btn btn-primary btn-sm" data-testid="nav-signin">
+              Sign in
+            </Link>
+          )}
+        </nav>
+      </div>
+    </header>
+  );
+}
+
+function AccountMenu({ username }: { username: string }) {
+  const queryClient = useQueryClient();
+  const router = useRouter();
+  const signOut = useMutation({
+    mutationFn: () => api.auth.signOut(),
+    meta: { errorTitle: 'Sign-out failed' },
+    onSuccess: async () => {
+      queryClient.setQueryData(sessionQueryKey, null);
+      await queryClient.invalidateQueries({ queryKey: sessionQueryKey });
+      queryClient.removeQueries({ queryKey: ['me'] });
+      toast.success('Signed out');
+      await router.navigate({ to: '/' });
+      await router.invalidate();
+    },
+  });
+  return (
+    <details className="account">
+      <summary className="nav-link" data-testid="account-menu">
+        @{username}
+      </summary>
+      <div className="account-panel">
+        <Link to="/$username" params={{ username }} className="menu-item">
+          Profile
+        </Link>
+        <Link to="/studio" className="menu-item">
+          Studio
+        </Link>
+        <Link to="/settings/domains" className="menu-item">
+          Allowed domains
+        </Link>
+        <button
+          type="button"
+          className="menu-item"
+          onClick={() => signOut.mutate()}
+          disabled={signOut.isPending}
+          data-testid="signout"
+        >
+          Sign out
+        </button>
+      </div>
+    </details>
+  );
+}
+
+function SiteFooter() {
+  return (
+    <footer className="site-footer">
+      <div className="container footer-row">
+        <p className="muted">
+          © {new Date().getFullYear()} {PRODUCT_NAME}
+        </p>
+        <nav aria-label="Footer" className="footer-nav">
+          <Link to="/about">About</Link>
+          <Link to="/ios">iOS</Link>
+          <Link to="/embed">Embed</Link>
+          <Link to="/tutorial">Tutorial</Link>
+          <Link to="/tutorials">Tutorials</Link>
+          <Link to="/blog">Blog</Link>
+          <Link to="/privacy">Privacy</Link>
+          {/* Served by the API as redirects: full page loads, not app routes. */}
+          <a href="/discord">Discord</a>
+          <a href="/press">Press</a>
+        </nav>
+      </div>
+    </footer>
+  );
+}

@@ -1,0 +1,217 @@
+import type { Station } from '@radiobroadcaster/contracts';
+import { Link } from '@tanstack/react-router';
+import { useId } from 'react';
+import { usePlayback } from '../lib/use-playback';
+
+export function isLive(station: Station): boolean {
+  return station.isActive && station.status === 'live';
+}
+
+export function StatusBadge({ station }: { station: Station }) {
+  const live = isLive(station);
+  return (
+    <span
+      className={`badge ${live ? 'badge-live' : 'badge-off'}`}
+      data-testid="station-status"
+      data-status={station.status}
+    >
+      <span className="badge-dot" aria-hidden="true" />
+      {live ? 'Live' : station.status === 'ended' ? 'Ended' : 'Offline'}
+    </span>
+  );
+}
+
+export function listenerLabel(count: number): string {
+  return `${count} ${count === 1 ? 'listener' : 'listeners'}`;
+}
+
+export function NowPlayingView({ station }: { station: Station }) {
+  const np = station.nowPlaying;
+  return (
+    <div className="now-playing" data-testid="now-playing" aria-live="polite">
+      <p className="eyebrow">Now playing</p>
+      {np ? (
+        <>
+          <p className="np-track" data-testid="now-playing-track">
+            {np.track}
+          </p>
+          {np.artist || np.album ? (
+            <p className="np-meta muted">
+              {np.artist ? <span data-testid="now-playing-artist">{np.artist}</span> : null}
+              {np.artist && np.album ? <span aria-hidden="true"> · </span> : null}
+              {np.album ? <span data-testid="now-playing-album">{np.album}</span> : null}
+            </p>
+          ) : null}
+        </>
+      ) : (
+        <p className="muted" data-testid="now-playing-empty">
+          Nothing announced right now.
+        </p>
+      )}
+    </div>
+  );
+}
+
+const STATE_TEXT: Record<string, string> = {
+  idle: 'Stopped',
+  connecting: 'Connecting',
+  live: 'Playing',
+  offline: 'Waiting for the station to go live',
+  error: 'Cannot play this station',
+  blocked: 'The browser blocked audio: press Play',
+  'not-allowed': 'This station cannot be played on this site',
+};
+
+/** Play/stop, volume and the hidden audio element that carries the station. */
+export function PlayerControls({ station }: { station: Station }) {
+  const { audioRef, state, wanted, errorText, play, stop, volume, setVolume, muted, setMuted } =
+    usePlayback(station);
+  const volumeId = useId();
+  const label =
+    state === 'connecting' && wanted
+      ? 'Connecting…'
+      : state === 'offline' && wanted
+        ? 'Waiting…'
+        : wanted
+          ? 'Stop'
+          : 'Play';
+  const shownVolume = Math.round((muted ? 0 : volume) * 100);
+  return (
+    <div className="player-wrap">
+      <div className="player" data-testid="player" data-state={state}>
+        <button
+          type="button"
+          className={`play-btn ${wanted ? 'is-playing' : ''}`}
+          onClick={() => (wanted ? stop() : play())}
+          aria-label={wanted ? `Stop ${station.name}` : `Play ${station.name}`}
+          data-testid="play-button"
+        >
+          {wanted ? <StopIcon /> : <PlayIcon />}
+          <span className="play-label">{label}</span>
+        </button>
+        <div className="volume">
+          <button
+            type="button"
+            className="icon-btn"
+            onClick={() => setMuted(!muted)}
+            aria-pressed={muted}
+            aria-label={muted ? 'Unmute' : 'Mute'}
+            data-testid="mute-button"
+          >
+            <VolumeIcon muted={muted || volume === 0} />
+          </button>
+          <label htmlFor={volumeId} className="sr-only">
+            Volume
+          </label>
+          <input
+            id={volumeId}
+            type="range"
+            min={0}
+            max={100}
+            step={1}
+            value={shownVolume}
+            onChange={(e) => setVolume(Number(e.target.value) / 100)}
+            aria-valuetext={`${shownVolume}%`}
+            data-testid="volume"
+          />
+        </div>
+        <audio ref={audioRef} data-testid="station-audio" />
+      </div>
+      <p
+        className={state === 'idle' || state === 'live' ? 'sr-only' : 'player-note muted small'}
+        role="status"
+        data-testid="player-state"
+        data-state={state}
+      >
+        {STATE_TEXT[state] ?? state}
+        {errorText ? ` — ${errorText}` : ''}
+      </p>
+    </div>
+  );
+}
+
+export function StationView({ station }: { station: Station }) {
+  const username = station.broadcaster.username;
+  return (
+    <article className="station card" data-testid="station" data-station-id={station.id}>
+      <div className="station-top">
+        <StatusBadge station={station} />
+        <span
+          className="listeners"
+          data-testid="station-listeners"
+          data-count={station.viewerCount}
+        >
+          <HeadphonesIcon /> {listenerLabel(station.viewerCount)}
+        </span>
+      </div>
+      <h1 className="station-name" data-testid="station-name">
+        {station.name}
+      </h1>
+      <p className="muted station-by">
+        by{' '}
+        <Link to="/$username" params={{ username }} data-testid="station-broadcaster">
+          @{username}
+        </Link>
+      </p>
+      <NowPlayingView station={station} />
+      <PlayerControls station={station} />
+      {station.description ? (
+        <p className="station-description" data-testid="station-description">
+          {station.description}
+        </p>
+      ) : null}
+    </article>
+  );
+}
+
+export function PlayIcon() {
+  return (
+    <svg width="22" height="22" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+      <path
+        d="M8 5.5v13a1 1 0 0 0 1.5.86l10.5-6.5a1 1 0 0 0 0-1.72L9.5 4.64A1 1 0 0 0 8 5.5z"
+        fill="currentColor"
+      />
+    </svg>
+  );
+}
+
+export function StopIcon() {
+  return (
+    <svg width="22" height="22" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+      <rect x="6" y="6" width="12" height="12" rx="2" fill="currentColor" />
+    </svg>
+  );
+}
+
+function VolumeIcon({ muted }: { muted: boolean }) {
+  return (
+    <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+      <path d="M4 9v6h4l5 4V5L8 9H4z" fill="currentColor" />
+      {muted ? (
+        <path d="M16 9l5 6M21 9l-5 6" stroke="currentColor" strokeWidth="2" strokeLinecap="round" />
+      ) : (
+        <path
+          d="M16 8.5a5 5 0 0 1 0 7M18.5 6a8.5 8.5 0 0 1 0 12"
+          stroke="currentColor"
+          strokeWidth="2"
+          fill="none"
+          strokeLinecap="round"
+        />
+      )}
+    </svg>
+  );
+}
+
+function HeadphonesIcon() {
+  return (
+    <svg width="16" height="16" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+      <path
+        d="M4 15v-3a8 8 0 0 1 16 0v3M4 15a2 2 0 0 1 2-2h1v7H6a2 2 0 0 1-2-2v-3zm16 0a2 2 0 0 0-2-2h-1v7h1a2 2 0 0 0 2-2v-3z"
+        stroke="currentColor"
+        strokeWidth="2"
+        fill="none"
+        strokeLinejoin="round"
+      />
+    </svg>
+  );
+}

@@ -1,0 +1,95 @@
+import type {
+  AllowedDomain,
+  AllowedDomainsResponse,
+  CreateStationRequest,
+  CreateStationResponse,
+  DiscoverResponse,
+  JoinStationResponse,
+  NowPlayingRequest,
+  SessionResponse,
+  SignInRequest,
+  SignInResponse,
+  SignUpRequest,
+  Station,
+  StationToken,
+  UpdateStationRequest,
+  UpdateUserRequest,
+  UserStationsResponse,
+} from '@radiobroadcaster/contracts';
+import { ApiError, NetworkError } from './api-error';
+
+type Method = 'GET' | 'POST' | 'DELETE';
+
+/**
+ * The one fetch wrapper: same origin, cookies included, JSON content type on every call, and any
+ * non-OK response turned into an {@link ApiError}.
+ */
+export async function apiFetch<T>(
+  path: string,
+  method: Method = 'GET',
+  body?: unknown,
+): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      credentials: 'include',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (cause) {
+    throw new NetworkError(cause);
+  }
+  if (!res.ok) {
+    const text = await res.text().catch(() => '');
+    throw new ApiError(res.status, res.statusText, text);
+  }
+  if (res.status === 204) return undefined as T;
+  const text = await res.text();
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+const seg = encodeURIComponent;
+
+/** The client operations the pages use (spec §7), grouped like the spec names them. */
+export const api = {
+  stations: {
+    get: (stationId: string) => apiFetch<Station>(`/api/stations/${seg(stationId)}`),
+    discover: () => apiFetch<DiscoverResponse>('/api/stations/discover'),
+    create: (data: CreateStationRequest) =>
+      apiFetch<CreateStationResponse>('/api/stations', 'POST', data),
+    update: (data: UpdateStationRequest) => apiFetch<Station>('/api/stations/update', 'POST', data),
+    setNowPlaying: (data: NowPlayingRequest) =>
+      apiFetch<Station>('/api/stations/now-playing', 'POST', data),
+    clearNowPlaying: (stationId: string) =>
+      apiFetch<Station>('/api/stations/now-playing/clear', 'POST', { stationId }),
+    end: (stationId: string) => apiFetch<Station>('/api/stations/end', 'POST', { stationId }),
+    joinAsReceiver: (stationId: string) =>
+      apiFetch<JoinStationResponse>('/api/joinStationAsReceiver', 'POST', { stationId }),
+    refreshToken: (stationId: string) =>
+      apiFetch<StationToken>('/api/stations/token/refresh', 'POST', { stationId }),
+  },
+  users: {
+    getStationsByUsername: (username: string) =>
+      apiFetch<UserStationsResponse>(`/api/users/${seg(username)}/stations`),
+    getStationByUsernameAndSlug: (username: string, stationSlug: string) =>
+      apiFetch<Station>(`/api/users/${seg(username)}/stations/${seg(stationSlug)}`),
+  },
+  domains: {
+    list: () => apiFetch<AllowedDomainsResponse>('/api/me/allowed-domains'),
+    add: (domain: string) => apiFetch<AllowedDomain>('/api/me/allowed-domains', 'POST', { domain }),
+    remove: (domain: string) => apiFetch<void>(`/api/me/allowed-domains/${seg(domain)}`, 'DELETE'),
+  },
+  auth: {
+    getSession: () => apiFetch<SessionResponse | null>('/api/auth/get-session'),
+    signUp: (data: SignUpRequest) =>
+      apiFetch<SignInResponse>('/api/auth/sign-up/email', 'POST', data),
+    signIn: (data: SignInRequest) =>
+      apiFetch<SignInResponse>('/api/auth/sign-in/email', 'POST', data),
+    signOut: () => apiFetch<unknown>('/api/auth/sign-out', 'POST', {}),
+    updateUser: (data: UpdateUserRequest) =>
+      apiFetch<unknown>('/api/auth/update-user', 'POST', data),
+    deleteUser: (password?: string) =>
+      apiFetch<unknown>('/api/auth/delete-user', 'POST', password ? { password } : {}),
+  },
+};

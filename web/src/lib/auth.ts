@@ -1,0 +1,23 @@
+import type { SessionResponse } from '@radiobroadcaster/contracts';
+import type { QueryClient } from '@tanstack/react-query';
+import { sessionQueryOptions } from '../queries/session.queries';
+
+/** Thrown by `beforeLoad` of pages that need a session (spec §2: 'Authentication required'). */
+export class AuthRequiredError extends Error {
+  override readonly name = 'AuthRequiredError';
+  constructor() {
+    super('Authentication required');
+  }
+}
+
+/** The current session; throws {@link AuthRequiredError} when signed out. */
+export async function requireSession(queryClient: QueryClient): Promise<SessionResponse> {
+  const session = await queryClient.ensureQueryData(sessionQueryOptions());
+  if (!session) throw new AuthRequiredError();
+  return session;
+}
+
+/** Only same-site paths are followed after sign-in. */
+export function safeRedirect(path: string | undefined): string | undefined {
+  return path && path.startsWith('/') && !path.startsWith('//') ? path : undefined;
+}

@@ -1,0 +1,46 @@
+import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
+import { showErrorToast } from './toasts';
+
+declare module '@tanstack/react-query' {
+  interface Register {
+    queryMeta: {
+      /** Toast title for a failure; a failure with no data yet is shown by the page instead. */
+      errorTitle?: string;
+      /** false: never toast for this query. */
+      errorToast?: boolean;
+    };
+    mutationMeta: {
+      /** Toast title used when the error tag has no title of its own (spec §8). */
+      errorTitle?: string;
+      /** false: the caller shows the failure itself (e.g. inline form messages). */
+      errorToast?: boolean;
+    };
+  }
+}
+
+/** Spec §9: queries retry up to 3 times, but never when the error message contains a 4. */
+export function retryQuery(failureCount: number, error: Error): boolean {
+  return failureCount < 3 && !error.message.includes('4');
+}
+
+export function createQueryClient(): QueryClient {
+  return new QueryClient({
+    queryCache: new QueryCache({
+      onError: (error, query) => {
+        // Pages show a failed first load themselves; toasts are for background refreshes.
+        if (query.meta?.errorToast === false || query.state.data === undefined) return;
+        showErrorToast(error, query.meta?.errorTitle);
+      },
+    }),
+    mutationCache: new MutationCache({
+      onError: (error, _vars, _ctx, mutation) => {
+        if (mutation.meta?.errorToast === false) return;
+        showErrorToast(error, mutation.meta?.errorTitle);
+      },
+    }),
+    defaultOptions: {
+      queries: { staleTime: 60_000, retry: retryQuery },
+      mutations: { retry: 1 },
+    },
+  });
+}

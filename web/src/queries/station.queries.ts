@@ -1,0 +1,74 @@
+import type { Station, StationUpdatePush } from '@radiobroadcaster/contracts';
+import { queryOptions, type QueryClient } from '@tanstack/react-query';
+import { api } from '../lib/api';
+import { DEMO_STATION, isDemoPair, isDemoStationId } from '../lib/demo';
+
+/** Spec §4/§9: the detail is polled every 2000 ms, also in a background tab, always stale. */
+export const STATION_POLL_MS = 2000;
+/** Spec §9: station loader staleness. */
+export const STATION_LOADER_STALE_MS = 1000;
+
+export const stationKeys = {
+  all: ['stations'] as const,
+  detail: (stationId: string) => ['stations', 'detail', stationId] as const,
+  bySlug: (username: string, slug: string) =>
+    ['stations', 'by-slug', username.toLowerCase(), slug.toLowerCase()] as const,
+  byUser: (username: string) => ['users', username.toLowerCase(), 'stations'] as const,
+  discover: () => ['stations', 'discover'] as const,
+};
+
+export const stationQueries = {
+  detail: (stationId: string) =>
+    queryOptions({
+      queryKey: stationKeys.detail(stationId),
+      queryFn: () =>
+        isDemoStationId(stationId) ? Promise.resolve(DEMO_STATION) : api.stations.get(stationId),
+      staleTime: 0,
+      refetchInterval: isDemoStationId(stationId) ? false : STATION_POLL_MS,
+      refetchIntervalInBackground: true,
+    }),
+  bySlug: (username: string, slug: string) =>
+    queryOptions({
+      queryKey: stationKeys.bySlug(username, slug),
+      queryFn: () =>
+        isDemoPair(username, slug)
+          ? Promise.resolve(DEMO_STATION)
+          : api.users.getStationByUsernameAndSlug(username, slug),
+      staleTime: STATION_LOADER_STALE_MS,
+    }),
+  byUser: (username: string) =>
+    queryOptions({
+      queryKey: stationKeys.byUser(username),
+      queryFn: () => api.users.getStationsByUsername(username),
+    }),
+  discover: () =>
+    queryOptions({
+      queryKey: stationKeys.discover(),
+      queryFn: async () => (await api.stations.discover()).stations,
+      meta: { errorToast: false },
+    }),
+};
+
+/** Puts a freshly loaded station where the polled detail query will find it. */
+export function seedStation(queryClient: QueryClient, station: Station): void {
+  queryClient.setQueryData(stationKeys.detail(station.id), station);
+}
+
+/** Applies a socket `station:update` push to every cached copy of that station at once. */
+export function applyStationPush(queryClient: QueryClient, push: StationUpdatePush): void {
+  const merge = (s: Station): Station =>
+    s.id === push.id
+      ? {
+          ...s,
+          status: push.status,
+          isActive: push.isActive,
+          viewerCount: push.viewerCount,
+          nowPlaying: push.nowPlaying,
+          lastActiveAt: push.lastActiveAt,
+        }
+      : s;
+  queryClient.setQueryData<Station>(stationKeys.detail(push.id), (old) => old && merge(old));
+  queryClient.setQueriesData<Station>({ queryKey: ['stations', 'by-slug'] }, (old) =>
+    old && old.id === push.id ? merge(old) : old,
+  );
+}

@@ -1,0 +1,155 @@
+import { useMutation, useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
+import { Link, createFileRoute } from '@tanstack/react-router';
+import { useId, useRef, useState, type FormEvent } from 'react';
+import { toast } from 'sonner';
+import { AuthRequiredOrError } from '../../../components/AuthRequired';
+import { api } from '../../../lib/api';
+import { errorMessage } from '../../../lib/api-error';
+import { requireSession } from '../../../lib/auth';
+import { pageMeta, withSuffix } from '../../../lib/seo';
+import { domainsQueryKey, domainsQueryOptions } from '../../../queries/domains.queries';
+
+export const Route = createFileRoute('/_site/settings/domains')({
+  // Spec §2: requires a session, otherwise 'Authentication required'.
+  beforeLoad: async ({ context: { queryClient } }) => ({
+    session: await requireSession(queryClient),
+  }),
+  loader: ({ context: { queryClient } }) => queryClient.ensureQueryData(domainsQueryOptions()),
+  head: () => ({
+    meta: pageMeta({
+      title: withSuffix('Allowed domains'),
+      description: 'Choose which websites may play your stations.',
+    }),
+  }),
+  errorComponent: AuthRequiredOrError,
+  component: DomainsPage,
+});
+
+function DomainsPage() {
+  const { data: domains } = useSuspenseQuery(domainsQueryOptions());
+  const queryClient = useQueryClient();
+  const inputId = useId();
+  const hintId = useId();
+  const inputRef = useRef<HTMLInputElement>(null);
+  const [value, setValue] = useState('');
+
+  const add = useMutation({
+    mutationFn: (domain: string) => api.domains.add(domain),
+    // The server's validation message is shown next to the field instead.
+    meta: { errorToast: false },
+    onSuccess: async (added) => {
+      setValue('');
+      toast.success('Domain added', { description: added.domain });
+      await queryClient.invalidateQueries({ queryKey: domainsQueryKey });
+      inputRef.current?.focus();
+    },
+  });
+
+  const remove = useMutation({
+    mutationFn: (domain: string) => api.domains.remove(domain),
+    meta: { errorTitle: 'Could not remove the domain' },
+    onSuccess: async (_r, domain) => {
+      toast.success('Domain removed', { description: domain });
+      await queryClient.invalidateQueries({ queryKey: domainsQueryKey });
+      inputRef.current?.focus();
+    },
+  });
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const domain = value.trim();
+    if (domain) add.mutate(domain);
+  };
+
+  return (
+    <div className="container narrow page" data-testid="domains-page">
+      <header className="page-header">
+        <p className="eyebrow">Settings</p>
+        <h1>Allowed domains</h1>
+        <p className="muted">
+          Websites on these domains may play your stations in the embedded player.
+        </p>
+      </header>
+
+      <form className="card inline-form" onSubmit={submit} aria-label="Add a domain">
+        <div className="field">
+          <label htmlFor={inputId}>Domain</label>
+          <input
+            ref={inputRef}
+            id={inputId}
+            className="input"
+            name="domain"
+            placeholder="example.com"
+            autoComplete="off"
+            autoCapitalize="none"
+            spellCheck={false}
+            value={value}
+            onChange={(e) => {
+              setValue(e.target.value);
+              if (add.isError) add.reset();
+            }}
+            aria-invalid={add.isError || undefined}
+            aria-describedby={hintId}
+            data-testid="domain-input"
+            required
+          />
+          <span
+            id={hintId}
+            className={add.isError ? 'form-error' : 'hint'}
+            role={add.isError ? 'alert' : undefined}
+            data-testid={add.isError ? 'domain-error' : undefined}
+          >
+            {add.isError
+              ? errorMessage(add.error)
+              : 'A host name such as example.com, without https:// or a path.'}
+          </span>
+        </div>
+        <button
+          type="submit"
+          className="btn btn-primary"
+          disabled={add.isPending}
+          data-testid="domain-add"
+        >
+          {add.isPending ? 'Adding…' : 'Add domain'}
+        </button>
+      </form>
+
+      <h2 className="section-title" id="domain-list-title" style={{ marginTop: '2rem' }}>
+        Your domains <span className="muted small">({domains.length})</span>
+      </h2>
+      {domains.length === 0 ? (
+        <p className="muted" data-testid="domains-empty">
+          No domains yet.
+        </p>
+      ) : (
+        <ul className="list" aria-labelledby="domain-list-title" data-testid="domain-list">
+          {domains.map((d) => (
+            <li key={d.domain} data-testid="domain-item" data-domain={d.domain}>
+              <span className="grow">
+                <strong>{d.domain}</strong>
+                <br />
+                <span className="muted small">
+                  Added{' '}
+                  <time dateTime={d.createdAt}>{new Date(d.createdAt).toLocaleDateString()}</time>
+                </span>
+              </span>
+              <button
+                type="button"
+                className="btn btn-sm btn-danger"
+                onClick={() => remove.mutate(d.domain)}
+                disabled={remove.isPending && remove.variables === d.domain}
+                aria-label={`Remove ${d.domain}`}
+                data-testid="domain-remove"
+              >
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <p className="muted small" style={{ marginTop: '1.5rem' }}>
+        How to embed your player: <Link to="/embed">embed guide</Link>.
+      </p>
+    </div>
+  );
+}
