@@ -6,7 +6,7 @@ export interface RateLimitResult {
   retryAfter: number;
 }
 
-/** Fixed-window counters: in Redis when given (limits hold across API nodes), in memory otherwise. */
+/** Per-key windows opened by the first hit: in Redis when given (limits hold across API nodes), in memory otherwise. */
 export class RateLimiter {
   private readonly memory = new Map<string, { count: number; resetAt: number }>();
 
@@ -20,12 +20,21 @@ export class RateLimiter {
   async hit(key: string, now = Date.now()): Promise<RateLimitResult> {
     if (this.limit <= 0) return { allowed: true, retryAfter: 0 };
     if (this.redis) {
-      const window = Math.floor(now / this.windowMs);
-      const k = `${this.prefix}:${key}:${window}`;
-      const count = await this.redis.incr(k);
-      if (count === 1) await this.redis.pexpire(k, this.windowMs);
-      const retryAfter = Math.ceil(((window + 1) * this.windowMs - now) / 1000);
-      return { allowed: count <= this.limit, retryAfter };
+      // The window opens at a key's first hit, as in memory: a fixed clock-aligned window would let a
+      // burst straddling the boundary through twice.
+      const k = `${this.prefix}:${key}`;
+      const replies = await this.redis
+        .multi()
+        .incr(k)
+        .pexpire(k, this.windowMs, 'NX')
+        .pttl(k)
+        .exec();
+      if (!replies) throw new Error('rate limit transaction aborted');
+      const [[incrErr, count], , [ttlErr, ttl]] = replies;
+      if (incrErr) throw incrErr;
+      if (ttlErr) throw ttlErr;
+      const ms = Number(ttl) > 0 ? Number(ttl) : this.windowMs;
+      return { allowed: Number(count) <= this.limit, retryAfter: Math.ceil(ms / 1000) };
     }
     let entry = this.memory.get(key);
     if (!entry || entry.resetAt <= now) {
