@@ -1,8 +1,5 @@
 /** Jest in native ESM mode: NestJS 12 packages are ESM-only. */
-const tsJest = [
-  'ts-jest',
-  { useESM: true, tsconfig: '<rootDir>/tsconfig.test.json' },
-];
+const tsJest = ['ts-jest', { useESM: true, tsconfig: '<rootDir>/tsconfig.test.json' }];
 export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],

@@ -43,7 +43,6 @@ export function validateOffer(offerSdp: unknown, role: OfferRole): string {
   }
   const sdp = offerSdp.trim();
   if (!sdp.startsWith('v=0')) throw new SdpError('malformed SDP: must start with v=0');
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(sdp)) {
     throw new SdpError('malformed SDP: control characters');
   }

@@ -469,6 +469,9 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
         this.teardownSession();
         this.setState('offline', e);
         return;
+      case undefined:
+      default:
+        break;
     }
     if (e.status === 404) return this.halt('error', e);
     const retryable = e.status === 0 || e.status === 401 || e.status === 429 || e.status >= 500;

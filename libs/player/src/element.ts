@@ -468,6 +468,7 @@ export class RadioPlayerElement extends Base {
             return TEXT.notFound;
           case PlayerErrorTag.NetworkError:
             return TEXT.network;
+          case undefined:
           default:
             return error?.status === 404 ? TEXT.notFound : (error?.message ?? 'An error occurred');
         }
