@@ -1,13 +1,14 @@
 /**
  * The listening page in Debian's Chromium against the real API serving the built app: a station
  * published by the CLI (`radio-broadcaster broadcast --tone 440`) is heard on `/{username}/{slug}`, and
- * now playing and the listener count follow API updates within 2 s. Needs `npm run build`.
+ * now playing and the listener count follow API updates within 2 s. Saves the live station page
+ * screenshot. Needs `npm run build`.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
 import { signUp } from '../../apps/api/src/testing/test-app.js';
-import { launchChromium, toneProminence } from '../support/browser.js';
+import { launchChromium, screenshotPath, toneProminence } from '../support/browser.js';
 import {
   type CliBroadcast,
   cliBroadcastTone,
@@ -119,6 +120,7 @@ describe('station page: listening to a CLI broadcast', () => {
     );
     expect(Date.now() - t1).toBeLessThanOrEqual(2000);
     expect(await page.getByTestId('now-playing-artist').count()).toBe(0);
+    await page.screenshot({ path: screenshotPath('station-page-live'), fullPage: true });
   });
 
   it('volume and mute drive the audio element', async () => {

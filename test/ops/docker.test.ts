@@ -1,0 +1,203 @@
+/**
+ * No Docker engine runs on these machines, so the container set-up is validated as files: the compose
+ * file (with its anchors merged, as Compose does), the nginx config and the Dockerfile, against the
+ * repository they are meant to run (workspaces, build outputs, documented variables).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { LIMITS } from '@radiobroadcaster/contracts';
+import { parse } from 'yaml';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const read = (p: string) => readFileSync(join(root, p), 'utf8');
+
+interface Service {
+  image?: string;
+  build?: { context: string; dockerfile: string };
+  command?: string[];
+  environment?: Record<string, string>;
+  ports?: string[];
+  depends_on?: Record<string, { condition: string }> | string[];
+  volumes?: string[];
+}
+
+/** Variables the README's table documents (first column, several names per row allowed). */
+function documentedVariables(): Set<string> {
+  const names = new Set<string>();
+  for (const line of read('README.md').split('\n')) {
+    const first = /^\|\s*([^|]+)\|/.exec(line)?.[1];
+    if (!first) continue;
+    for (const m of first.matchAll(/`([A-Z][A-Z0-9_]+)`/g)) names.add(m[1]!);
+  }
+  return names;
+}
+
+/** `${NAME}`, `${NAME:-default}`, `${NAME:?message}` references in a compose value. */
+const interpolations = (text: string) =>
+  [...text.matchAll(/\$\{([A-Z0-9_]+)(?:(:?[-?])([^}]*))?\}/g)].map((m) => ({
+    name: m[1]!,
+    op: m[2],
+  }));
+
+/** 'a-b:c-d/udp' → {host: [a, b], container: [c, d], proto}. */
+function portMapping(spec: string) {
+  const m = /^'?(?:\$\{[^}]+\}|(\d+)(?:-(\d+))?):(\d+)(?:-(\d+))?(?:\/(udp|tcp))?'?$/.exec(spec);
+  if (!m) throw new Error(`unreadable port mapping ${spec}`);
+  const range = (a?: string, b?: string) => [Number(a), Number(b ?? a)] as const;
+  return {
+    host: m[1] ? range(m[1], m[2]) : null,
+    container: range(m[3], m[4]),
+    proto: m[5] ?? 'tcp',
+  };
+}
+
+describe('docker/compose.yml: the cluster of the README', () => {
+  let services: Record<string, Service>;
+  const byRole = (cmd: string) =>
+    Object.entries(services).filter(([, s]) => s.command?.join(' ') === `node ${cmd}`);
+  const API_MAIN = 'apps/api/dist/main.js';
+  const SFU_MAIN = 'apps/sfu/dist/node/main.js';
+
+  beforeAll(() => {
+    const doc = parse(read('docker/compose.yml'), { merge: true }) as {
+      services: Record<string, Service>;
+    };
+    services = doc.services;
+  });
+
+  it('has PostgreSQL, Redis, 2 API nodes behind a proxy and 2 SFU nodes, started by the built entry points', () => {
+    expect(Object.keys(services).sort()).toEqual(
+      ['api1', 'api2', 'postgres', 'proxy', 'redis', 'sfu1', 'sfu2'].sort(),
+    );
+    expect(byRole(API_MAIN).map(([n]) => n)).toEqual(['api1', 'api2']);
+    expect(byRole(SFU_MAIN).map(([n]) => n)).toEqual(['sfu1', 'sfu2']);
+    // The entry points exist in the build the image runs (`npm run build`, which npm test ran first).
+    expect(existsSync(join(root, API_MAIN))).toBe(true);
+    expect(existsSync(join(root, SFU_MAIN))).toBe(true);
+    // One image for both roles, built once from the repository root with the Dockerfile.
+    const built = Object.values(services).filter((s) => s.build);
+    expect(built).toHaveLength(1);
+    expect(built[0]!.build).toEqual({ context: '..', dockerfile: 'docker/Dockerfile' });
+    const image = built[0]!.image;
+    for (const [, s] of [...byRole(API_MAIN), ...byRole(SFU_MAIN)]) expect(s.image).toBe(image);
+  });
+
+  it('points every node at the cluster services and waits for them to be healthy', () => {
+    for (const [name, s] of [...byRole(API_MAIN), ...byRole(SFU_MAIN)]) {
+      const env = s.environment!;
+      expect([name, env.REDIS_URL]).toEqual([name, 'redis://redis:6379']);
+      const deps = s.depends_on as Record<string, { condition: string }>;
+      expect([name, deps.redis?.condition]).toEqual([name, 'service_healthy']);
+    }
+    for (const [name, s] of byRole(API_MAIN)) {
+      const env = s.environment!;
+      expect([name, env.SFU_MODE]).toEqual([name, 'remote']);
+      expect(new URL(env.DATABASE_URL!.replace(/\$\{[^}]+\}/g, 'x')).hostname).toBe('postgres');
+      expect((s.depends_on as Record<string, unknown>).postgres).toEqual({
+        condition: 'service_healthy',
+      });
+    }
+    // All API nodes share one AUTH_SECRET and all nodes one SFU_SECRET (same interpolation).
+    const same = (key: string, list: [string, Service][]) =>
+      new Set(list.map(([, s]) => s.environment![key])).size;
+    expect(same('AUTH_SECRET', byRole(API_MAIN))).toBe(1);
+    expect(same('SFU_SECRET', [...byRole(API_MAIN), ...byRole(SFU_MAIN)])).toBe(1);
+  });
+
+  it('gives each SFU node its own UDP range, published 1:1 and announced, and an internal URL of its own', () => {
+    const ranges: [number, number][] = [];
+    const ids = new Set<string>();
+    for (const [name, s] of byRole(SFU_MAIN)) {
+      const env = s.environment!;
+      const min = Number(env.RTC_PORT_MIN);
+      const max = Number(env.RTC_PORT_MAX);
+      expect(max).toBeGreaterThan(min);
+      const udp = s.ports!.map(portMapping).filter((p) => p.proto === 'udp');
+      // The ports are written into SDP candidates: host and container ranges must be the same.
+      expect(udp).toEqual([{ host: [min, max], container: [min, max], proto: 'udp' }]);
+      expect(env.RTC_ANNOUNCED_ADDRESS).toMatch(/^\$\{PUBLIC_IP/);
+      expect(env.SFU_INTERNAL_URL).toBe(`http://${name}:${env.SFU_HTTP_PORT}`);
+      expect([env.HEALTH_PORT, env.HEALTH_PATH]).toEqual([env.SFU_HTTP_PORT, '/health']);
+      ids.add(env.SFU_NODE_ID!);
+      for (const [a, b] of ranges) expect(max < a || min > b).toBe(true);
+      ranges.push([min, max]);
+    }
+    expect(ids.size).toBe(2);
+  });
+
+  it('uses only documented variables and refuses to start without the secrets', () => {
+    const documented = documentedVariables();
+    const used = Object.values(services).flatMap((s) => Object.keys(s.environment ?? {}));
+    const ours = used.filter((k) => !k.startsWith('POSTGRES_'));
+    expect(ours.filter((k) => !documented.has(k))).toEqual([]);
+    const refs = interpolations(read('docker/compose.yml'));
+    for (const secret of ['AUTH_SECRET', 'SFU_SECRET', 'POSTGRES_PASSWORD']) {
+      const ops = new Set(refs.filter((r) => r.name === secret).map((r) => r.op));
+      expect([secret, [...ops]]).toEqual([secret, [':?']]);
+    }
+  });
+
+  it('sends the proxy to every API node on its port', () => {
+    const conf = read('docker/nginx.conf');
+    const upstream = /upstream api \{([^}]*)\}/.exec(conf)?.[1] ?? '';
+    const servers = [...upstream.matchAll(/server\s+([\w-]+):(\d+)/g)].map(
+      (m) => `${m[1]}:${m[2]}`,
+    );
+    expect(servers).toEqual(byRole(API_MAIN).map(([n]) => `${n}:3000`));
+    const listen = Number(/listen\s+(\d+);/.exec(conf)?.[1]);
+    const proxyPorts = services.proxy!.ports!.map(portMapping);
+    expect(proxyPorts.map((p) => p.container[0])).toEqual([listen]);
+    // WebSocket upgrade for socket.io, and nginx lets through every body the API accepts.
+    expect(conf).toMatch(/proxy_set_header Upgrade \$http_upgrade;/);
+    const cap = /client_max_body_size\s+(\d+)([km]?);/.exec(conf)!;
+    const bytes = Number(cap[1]) * ({ k: 1024, m: 1024 * 1024 }[cap[2] as 'k' | 'm'] ?? 1);
+    expect(bytes).toBeGreaterThanOrEqual(Math.max(LIMITS.jsonBodyMaxBytes, LIMITS.sdpMaxBytes));
+  });
+});
+
+describe('docker/Dockerfile', () => {
+  const dockerfile = read('docker/Dockerfile');
+  const instructions = dockerfile
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
+
+  it('copies every workspace manifest before npm ci, so the dependency layer is cached', () => {
+    const workspaces = (JSON.parse(read('package.json')) as { workspaces: string[] }).workspaces;
+    const ci = instructions.findIndex((l) => /^RUN npm ci\b/.test(l));
+    expect(ci).toBeGreaterThan(0);
+    const copied = instructions
+      .slice(0, ci)
+      .filter((l) => l.startsWith('COPY '))
+      .flatMap((l) => l.slice(5).trim().split(/\s+/).slice(0, -1));
+    expect(copied).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'package-lock.json',
+        ...workspaces.map((w) => `${w}/package.json`),
+      ]),
+    );
+    for (const f of copied) expect([f, existsSync(join(root, f))]).toEqual([f, true]);
+  });
+
+  it('runs as a non-root user, with a health check and the API as the default command', () => {
+    const stages = instructions.filter((l) => l.startsWith('FROM '));
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    const runtime = instructions.slice(instructions.lastIndexOf(stages.at(-1)!));
+    expect(runtime.find((l) => l.startsWith('USER '))).toBe('USER node');
+    expect(runtime.some((l) => l.startsWith('HEALTHCHECK '))).toBe(true);
+    const cmd = runtime.find((l) => l.startsWith('CMD '))!;
+    expect(JSON.parse(cmd.slice(4))).toEqual(['node', 'apps/api/dist/main.js']);
+    // The health probe's default path is served by the API.
+    expect(dockerfile).toMatch(/'\/health\/live'/);
+  });
+
+  it('keeps local state out of the build context', () => {
+    const ignore = read('docker/Dockerfile.dockerignore').split('\n');
+    for (const p of ['**/node_modules', '**/dist', '.git', '.data', '.env'])
+      expect(ignore).toContain(p);
+  });
+});
