@@ -291,15 +291,15 @@ export class ListenerShard {
     marker: boolean,
     payload: Uint8Array,
   ): void {
-    const chunks: Buffer[] = [];
-    const fake = {
-      send: (bufs: Buffer[]) => {
-        this.bytesOut += bufs.reduce((a, b) => a + b.length, 0);
-        chunks.push(...bufs);
+    let packet: Buffer | null = null;
+    const capture = {
+      // the sender reuses its buffers: keep a copy for werift's asynchronous send
+      send: (buf: Buffer) => {
+        packet = Buffer.from(buf);
       },
     } as unknown as Socket;
-    l.sender!.send(fake, 0, '', seq, ts, marker, payload);
-    l.ice!.send(Buffer.concat(chunks)).catch(() => {
+    this.bytesOut += l.sender!.send(capture, 0, '', seq, ts, marker, payload);
+    l.ice!.send(packet!).catch(() => {
       this.sendErrors++;
     });
   }

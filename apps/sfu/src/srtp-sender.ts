@@ -1,6 +1,7 @@
-import { createCipheriv, createHmac } from 'node:crypto';
+import { type Cipher, createCipheriv } from 'node:crypto';
 import type { Socket } from 'node:dgram';
 import { isIPv4 } from 'node:net';
+import { HmacSha1 } from './hmac-sha1.js';
 
 /** SRTP protection profiles (RFC 5764 / RFC 7714 ids as werift names them). */
 const PROFILE_AES128_CM_SHA1_80 = 0x0001;
@@ -37,7 +38,19 @@ export function extractSrtpKeys(dtlsTransport: unknown): SrtpKeys | null {
   };
 }
 
-const HEADER_RING = 4;
+/**
+ * Packets a listener's sender keeps in flight before it reuses their memory. A datagram the kernel
+ * takes at once (the normal case) is copied out during the send call; one libuv had to queue waits
+ * for the socket to drain, and only if the queue holds more than this many packets of one listener
+ * (160 ms of audio) would a slot be overwritten: then that packet is lost and the newer one goes out
+ * twice, which the receiver's replay check drops. Nothing is ever sent half-written.
+ */
+const OUT_RING = 8;
+/** Packets whose AES-CM keystream is produced in one call (one native crossing per batch). */
+const KEYSTREAM_BATCH = 16;
+const HEADER_BYTES = 12;
+const CM_TAG_BYTES = 10;
+const GCM_TAG_BYTES = 16;
 
 const patchedSockets = new WeakSet<Socket>();
 
@@ -68,18 +81,31 @@ export function enableSyncLookup(socket: Socket): void {
 }
 
 /**
- * One listener's outbound RTP stream: writes the 12-byte RTP header into a preallocated buffer,
- * encrypts with the cached session keys (no per-packet key derivation, no header object, no concat)
- * and hands [header, ciphertext, tag] to the socket in one sendmsg.
+ * One listener's outbound RTP stream: writes header, encrypted payload and tag into one of a few
+ * preallocated buffers and hands it to the socket in one send. No per-packet key derivation or
+ * header object.
+ *
+ * AES_CM_128_HMAC_SHA1_80 (what browsers negotiate): the AES counter-mode keystream does not depend on
+ * the payload, so it is produced for KEYSTREAM_BATCH packets at a time by one persistent AES-ECB cipher
+ * (one native call per batch instead of a cipher object per packet), and the HMAC-SHA1 tag is computed
+ * in JS from precomputed pads (`HmacSha1`). AEAD_AES_128_GCM uses node:crypto's GCM per packet.
  */
 export class SrtpStreamSender {
-  private readonly headers: Buffer[] = [];
+  private readonly out: Buffer[] = [];
   private ring = 0;
-  private readonly iv: Buffer;
   private readonly gcm: boolean;
-  private readonly rocBuf = Buffer.alloc(4);
   private roc = 0;
   private lastSeq = -1;
+  // GCM
+  private readonly iv: Buffer;
+  // AES-CM: keystream of packets [ksFirst, ksFirst + KEYSTREAM_BATCH), ksBlocks 16-byte blocks each
+  private readonly ecb: Cipher | null = null;
+  private readonly hmac: HmacSha1 | null = null;
+  private readonly ivPrefix = Buffer.alloc(14);
+  private counters = Buffer.alloc(0);
+  private keystream: Buffer = Buffer.alloc(0);
+  private ksFirst = -1;
+  private ksBlocks = 0;
   packets = 0;
   bytes = 0;
   get profileName(): string {
@@ -92,14 +118,23 @@ export class SrtpStreamSender {
     readonly payloadType: number,
   ) {
     this.gcm = keys.profile === PROFILE_AEAD_AES_128_GCM;
-    this.iv = Buffer.alloc(this.gcm ? 12 : 16);
-    for (let i = 0; i < HEADER_RING; i++) {
-      const h = Buffer.alloc(12);
-      h[0] = 0x80;
-      h[1] = payloadType & 0x7f;
-      h.writeUInt32BE(ssrc >>> 0, 8);
-      this.headers.push(h);
+    this.iv = Buffer.alloc(12);
+    for (let i = 0; i < OUT_RING; i++) this.out.push(this.newOut(HEADER_BYTES + 512));
+    if (!this.gcm) {
+      this.ecb = createCipheriv('aes-128-ecb', keys.key, null);
+      this.ecb.setAutoPadding(false);
+      this.hmac = new HmacSha1(keys.authKey);
+      // RFC 3711 4.1.1: IV = (salt << 16) XOR (SSRC << 64) XOR (index << 16); the index is XORed per packet
+      keys.salt.copy(this.ivPrefix, 0, 0, 14);
+      for (let i = 0; i < 4; i++) this.ivPrefix[4 + i]! ^= (ssrc >>> (24 - 8 * i)) & 0xff;
     }
+  }
+
+  private newOut(size: number): Buffer {
+    const b = Buffer.alloc(size);
+    b[0] = 0x80;
+    b.writeUInt32BE(this.ssrc >>> 0, 8);
+    return b;
   }
 
   /** Rollover counter for this sequence number (RFC 3711 3.3.1, sender side). */
@@ -128,54 +163,90 @@ export class SrtpStreamSender {
     marker: boolean,
     payload: Uint8Array,
   ): number {
-    const h = this.headers[this.ring];
-    this.ring = (this.ring + 1) % HEADER_RING;
-    h[1] = (marker ? 0x80 : 0) | this.payloadType;
-    h[2] = (seq >>> 8) & 0xff;
-    h[3] = seq & 0xff;
-    h.writeUInt32BE(timestamp >>> 0, 4);
+    const n = payload.length;
+    const size = HEADER_BYTES + n + (this.gcm ? GCM_TAG_BYTES : CM_TAG_BYTES + 4);
+    let buf = this.out[this.ring]!;
+    if (buf.length < size) {
+      buf = this.newOut(Math.max(size, buf.length * 2));
+      this.out[this.ring] = buf;
+    }
+    this.ring = (this.ring + 1) % OUT_RING;
+    buf[1] = (marker ? 0x80 : 0) | this.payloadType;
+    buf[2] = (seq >>> 8) & 0xff;
+    buf[3] = seq & 0xff;
+    buf.writeUInt32BE(timestamp >>> 0, 4);
     const roc = this.rocFor(seq);
-    const iv = this.iv;
-    const salt = this.keys.salt;
-    let size: number;
+    let length: number;
     if (this.gcm) {
       // RFC 7714 8.1: IV = (00 00 || SSRC || ROC || SEQ) XOR salt
+      const iv = this.iv;
+      const salt = this.keys.salt;
       iv[0] = 0;
       iv[1] = 0;
       iv.writeUInt32BE(this.ssrc >>> 0, 2);
       iv.writeUInt32BE(roc, 6);
-      iv[10] = h[2];
-      iv[11] = h[3];
-      for (let i = 0; i < 12; i++) iv[i] ^= salt[i];
+      iv[10] = buf[2]!;
+      iv[11] = buf[3]!;
+      for (let i = 0; i < 12; i++) iv[i]! ^= salt[i]!;
       const cipher = createCipheriv('aes-128-gcm', this.keys.key, iv);
-      cipher.setAAD(h);
+      const header = buf.subarray(0, HEADER_BYTES);
+      cipher.setAAD(header);
       const enc = cipher.update(payload);
       cipher.final();
-      const tag = cipher.getAuthTag();
-      socket.send([h, enc, tag], port, address);
-      size = 28 + enc.length;
+      enc.copy(buf, HEADER_BYTES);
+      cipher.getAuthTag().copy(buf, HEADER_BYTES + n);
+      length = HEADER_BYTES + n + GCM_TAG_BYTES;
     } else {
-      // RFC 3711 4.1.1: IV = (salt << 16) XOR (SSRC << 64) XOR (index << 16)
-      iv.fill(0);
-      iv.writeUInt32BE(this.ssrc >>> 0, 4);
-      iv.writeUInt32BE(roc, 8);
-      iv[12] = h[2];
-      iv[13] = h[3];
-      for (let i = 0; i < 14; i++) iv[i] ^= salt[i];
-      const cipher = createCipheriv('aes-128-ctr', this.keys.key, iv);
-      const enc = cipher.update(payload);
-      this.rocBuf.writeUInt32BE(roc, 0);
-      const tag = createHmac('sha1', this.keys.authKey)
-        .update(h)
-        .update(enc)
-        .update(this.rocBuf)
-        .digest()
-        .subarray(0, 10);
-      socket.send([h, enc, tag], port, address);
-      size = 22 + enc.length;
+      const index = roc * 0x10000 + seq;
+      const blocks = (n + 15) >>> 4;
+      let at = index - this.ksFirst;
+      if (this.ksFirst < 0 || at < 0 || at >= KEYSTREAM_BATCH || blocks > this.ksBlocks) {
+        this.fillKeystream(index, blocks);
+        at = 0;
+      }
+      const ks = this.keystream;
+      const k0 = at * this.ksBlocks * 16;
+      for (let i = 0; i < n; i++) buf[HEADER_BYTES + i] = payload[i]! ^ ks[k0 + i]!;
+      // RFC 3711 4.2: tag = HMAC-SHA1(auth key, header || encrypted payload || ROC), first 80 bits,
+      // written over the ROC once it has been read.
+      const end = HEADER_BYTES + n;
+      buf.writeUInt32BE(roc, end);
+      this.hmac!.sign(buf, end + 4, buf, end, CM_TAG_BYTES);
+      length = end + CM_TAG_BYTES;
     }
+    socket.send(buf.subarray(0, length), port, address);
     this.packets++;
-    this.bytes += size;
-    return size;
+    this.bytes += length;
+    return length;
+  }
+
+  /** AES-CM keystream for packets first .. first + KEYSTREAM_BATCH - 1, at least `blocks` blocks each. */
+  private fillKeystream(first: number, blocks: number): void {
+    // Room for the usual variation of Opus frame sizes without refilling early.
+    const per = Math.max(blocks + 4, this.ksBlocks);
+    const bytes = KEYSTREAM_BATCH * per * 16;
+    if (this.counters.length !== bytes) this.counters = Buffer.alloc(bytes);
+    const c = this.counters;
+    const prefix = this.ivPrefix;
+    let o = 0;
+    for (let p = 0; p < KEYSTREAM_BATCH; p++) {
+      const index = first + p;
+      const hi = Math.floor(index / 0x100000000) & 0xffff;
+      const lo = index >>> 0;
+      for (let j = 0; j < per; j++, o += 16) {
+        for (let i = 0; i < 8; i++) c[o + i] = prefix[i]!;
+        c[o + 8] = prefix[8]! ^ (hi >>> 8);
+        c[o + 9] = prefix[9]! ^ (hi & 0xff);
+        c[o + 10] = prefix[10]! ^ (lo >>> 24);
+        c[o + 11] = prefix[11]! ^ ((lo >>> 16) & 0xff);
+        c[o + 12] = prefix[12]! ^ ((lo >>> 8) & 0xff);
+        c[o + 13] = prefix[13]! ^ (lo & 0xff);
+        c[o + 14] = j >>> 8;
+        c[o + 15] = j & 0xff;
+      }
+    }
+    this.keystream = this.ecb!.update(c);
+    this.ksFirst = first;
+    this.ksBlocks = per;
   }
 }

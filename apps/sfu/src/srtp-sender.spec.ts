@@ -1,0 +1,111 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Socket } from 'node:dgram';
+import { describe, expect, it } from '@jest/globals';
+import { RtpPacket, SrtpSession } from 'werift';
+import { HmacSha1 } from './hmac-sha1.js';
+import { extractSrtpKeys, SrtpStreamSender } from './srtp-sender.js';
+
+const PROFILES = [
+  ['AES_CM_128_HMAC_SHA1_80', 0x0001],
+  ['AEAD_AES_128_GCM', 0x0007],
+] as const;
+
+describe('HmacSha1', () => {
+  it('matches node:crypto for every message length from 0 to 300 bytes and any tag length', () => {
+    for (const keyLength of [20, 64, 1]) {
+      const key = randomBytes(keyLength);
+      const h = new HmacSha1(key);
+      for (let len = 0; len <= 300; len++) {
+        const msg = randomBytes(len);
+        const out = Buffer.alloc(20);
+        h.sign(msg, len, out, 0, 20);
+        expect([keyLength, len, out.toString('hex')]).toEqual([
+          keyLength,
+          len,
+          createHmac('sha1', key).update(msg).digest('hex'),
+        ]);
+      }
+    }
+  });
+
+  it('may write the tag over the tail of the message it signs', () => {
+    const key = randomBytes(20);
+    const buf = Buffer.concat([randomBytes(100), Buffer.alloc(6)]);
+    const expected = createHmac('sha1', key).update(buf.subarray(0, 100)).digest().subarray(0, 10);
+    new HmacSha1(key).sign(buf, 100, buf, 96, 10);
+    expect(buf.subarray(96, 106).equals(expected)).toBe(true);
+  });
+});
+
+describe.each(PROFILES)('SrtpStreamSender (%s)', (_name, profile) => {
+  function pair() {
+    const key = randomBytes(16);
+    const salt = randomBytes(profile === 0x0007 ? 12 : 14);
+    const tx = new SrtpSession({
+      profile,
+      keys: {
+        localMasterKey: key,
+        localMasterSalt: salt,
+        remoteMasterKey: key,
+        remoteMasterSalt: salt,
+      },
+    });
+    const rx = new SrtpSession({
+      profile,
+      keys: {
+        localMasterKey: key,
+        localMasterSalt: salt,
+        remoteMasterKey: key,
+        remoteMasterSalt: salt,
+      },
+    });
+    const keys = extractSrtpKeys({ srtp: tx });
+    if (!keys) throw new Error('no keys');
+    return { keys, rx };
+  }
+
+  it('produces packets a standard SRTP receiver decrypts: sizes up to 1200 B, gaps, a late packet, the 16-bit wrap', () => {
+    const { keys, rx } = pair();
+    const ssrc = 0x89abcdef;
+    const sender = new SrtpStreamSender(keys, ssrc, 111);
+    const sent: Buffer[] = [];
+    const socket = { send: (b: Buffer) => sent.push(Buffer.from(b)) } as unknown as Socket;
+    // 65500 → wraps past 65535; a gap of 40; one late packet; sizes cycling over 1..1200 bytes
+    const seqs: number[] = [];
+    for (let s = 65500; s < 65536 + 100; s++) seqs.push(s & 0xffff);
+    seqs.push(140, 141, 180, 181, 179, 182);
+    const payloads = seqs.map((_, i) => randomBytes(1 + ((i * 97) % 1200)));
+    seqs.forEach((seq, i) => {
+      const len = sender.send(
+        socket,
+        1,
+        '127.0.0.1',
+        seq,
+        1000 + i * 960,
+        i % 7 === 0,
+        payloads[i]!,
+      );
+      expect(len).toBe(sent[i]!.length);
+    });
+    seqs.forEach((seq, i) => {
+      const plain = RtpPacket.deSerialize(rx.decrypt(sent[i]!));
+      expect([i, plain.header.sequenceNumber]).toEqual([i, seq]);
+      expect(plain.header.ssrc).toBe(ssrc);
+      expect(plain.header.payloadType).toBe(111);
+      expect(plain.header.marker).toBe(i % 7 === 0);
+      expect(plain.header.timestamp).toBe(1000 + i * 960);
+      expect([i, plain.payload.equals(payloads[i]!)]).toEqual([i, true]);
+    });
+    expect(sender.packets).toBe(seqs.length);
+  });
+
+  it('is refused by the receiver when a byte is altered in transit', () => {
+    const { keys, rx } = pair();
+    const sender = new SrtpStreamSender(keys, 1234, 111);
+    let packet = Buffer.alloc(0);
+    const socket = { send: (b: Buffer) => (packet = Buffer.from(b)) } as unknown as Socket;
+    sender.send(socket, 1, '127.0.0.1', 7, 0, false, randomBytes(160));
+    packet[20]! ^= 1;
+    expect(() => rx.decrypt(packet)).toThrow();
+  });
+});
