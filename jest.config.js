@@ -8,6 +8,7 @@ export default {
     '^(\\.{1,2}/.*)\\.js$': '$1',
     '^@radiobroadcaster/(contracts|player)$': '<rootDir>/libs/$1/src/index.ts',
     '^@radiobroadcaster/sfu$': '<rootDir>/apps/sfu/src/index.ts',
+    '^@radiobroadcaster/sfu/(.*)$': '<rootDir>/apps/sfu/src/$1.ts',
   },
   testMatch: ['<rootDir>/{apps,libs,test}/**/*.(spec|test).ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],

@@ -1,6 +1,7 @@
 /** werift PeerConnection set-up shared by the publisher and the listener. */
 import { RTCPeerConnection, RTCRtpCodecParameters } from 'werift';
 import type { IceServer } from '@radiobroadcaster/contracts';
+import '@radiobroadcaster/sfu/werift-patches';
 
 export const OPUS_FMTP = 'stereo=1;sprop-stereo=1;maxaveragebitrate=128000';
 export const OPUS_PAYLOAD_TYPE = 111;

@@ -5,10 +5,10 @@ import { RtpPacket, SrtpSession } from 'werift';
 import { HmacSha1 } from './hmac-sha1.js';
 import { extractSrtpKeys, SrtpStreamSender } from './srtp-sender.js';
 
-const PROFILES = [
+const PROFILES: [string, number][] = [
   ['AES_CM_128_HMAC_SHA1_80', 0x0001],
   ['AEAD_AES_128_GCM', 0x0007],
-] as const;
+];
 
 describe('HmacSha1', () => {
   it('matches node:crypto for every message length from 0 to 300 bytes and any tag length', () => {
