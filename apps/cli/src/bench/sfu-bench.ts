@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 const { values } = parseArgs({
   options: {
     shards: { type: 'string', default: String(cpus().length) },
-    steps: { type: 'string', default: '100,200,300,400,500,600,800' },
+    steps: { type: 'string', default: '200,400,600,800,1000,1200,1400' },
     srtp: { type: 'string', default: 'cm' },
     window: { type: 'string', default: '8' },
     listeners: { type: 'string', default: '50' },
@@ -46,11 +46,15 @@ function run(cmd: string[], env: NodeJS.ProcessEnv = {}, echo = true) {
 }
 
 interface Step {
+  /** listeners asked for at this step */
+  requested: number;
   listeners: number;
   loss: number;
   procCpu: number;
   rssKiB: number;
   usPerPkt: number;
+  /** CPU of the process holding the benchmark's listeners (the load generator), % of one core */
+  sinkCpu: number;
 }
 
 async function capacity(): Promise<Step[]> {
@@ -68,15 +72,18 @@ async function capacity(): Promise<Step[]> {
   ]);
   await p.done;
   const steps: Step[] = [];
+  const requested = values.steps!.split(',').map(Number);
   for (const line of p.out().split('\n')) {
     const cols = line.trim().split(/\s+/);
     if (cols.length < 10 || !/^\d+$/.test(cols[0]!)) continue;
     steps.push({
+      requested: requested[steps.length] ?? NaN,
       listeners: Number(cols[0]),
       loss: Number(cols[1]),
       procCpu: Number(cols[5]),
       usPerPkt: Number(cols[6]),
-      rssKiB: Number(cols[cols.length - 1]),
+      rssKiB: Number(cols[9]),
+      sinkCpu: Number(cols[10]),
     });
   }
   return steps;
@@ -209,15 +216,18 @@ const product = await productPath(Number(values.listeners));
 
 console.log('\n## Summary\n');
 const held = steps.filter((s) => s.loss < 0.5);
-const best = held.length ? held[held.length - 1]! : undefined;
+const best = held.length ? held.reduce((a, b) => (b.listeners > a.listeners ? b : a)) : undefined;
 if (best) {
   console.log(
-    `most listeners held with < 0.5 % loss: ${best.listeners} (${values.shards} shard(s), SRTP ${values.srtp}; loss ${best.loss} %)`,
+    `most listeners held with < 0.5 % loss: ${best.listeners} of ${best.requested} asked for (${values.shards} shard(s), SRTP ${values.srtp}; loss ${best.loss} %)`,
   );
   console.log(
     `SFU CPU per 100 listeners:          ${((best.procCpu / best.listeners) * 100).toFixed(1)} % of one core (${best.usPerPkt} µs per packet per listener)`,
   );
   console.log(`memory per listener:                ${(best.rssKiB / 1024).toFixed(2)} MiB RSS`);
+  console.log(
+    `load generator at that step:        ${best.sinkCpu} % of one core (SFU process ${best.procCpu} %, on ${cpus().length} cores)`,
+  );
   console.log(
     `→ listeners per core at that cost:  ~${Math.round((100 / ((best.procCpu / best.listeners) * 100)) * 100)}`,
   );

@@ -1,7 +1,8 @@
 /**
  * SFU fan-out benchmark: engine + publisher in this process, listeners in a child process (bench/sink.js).
  * Usage: node apps/sfu/dist/bench/fanout.js [--shards 1] [--steps 200,400,800] [--window 10] [--srtp gcm|cm]
- * Prints per step: listeners, loss, shard CPU (event-loop utilization), CPU per 100 listeners.
+ * Prints per step: listeners, loss, shard CPU (event-loop utilization), CPU per 100 listeners, and the
+ * listener process's own CPU (on a small machine it shares the cores and is often the limit).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
@@ -67,7 +68,7 @@ const pct = (a: number[], p: number) => {
 };
 console.log(`shards=${shards} srtp=${srtp} window=${windowS}s payload=160B 50pps`);
 console.log(
-  'listeners  loss%   shardELU%(each)   ELU%/100L  mainELU%  procCPU%  cpuUs/pkt  firstPkt p50/p95 ms  verified/corrupt  rssKiB/L',
+  'listeners  loss%   shardELU%(each)   ELU%/100L  mainELU%  procCPU%  cpuUs/pkt  firstPkt p50/p95 ms  verified/corrupt  rssKiB/L  sinkCPU%',
 );
 let total = 0;
 for (const target of steps) {
@@ -102,6 +103,7 @@ for (const target of steps) {
   const joins = results.flatMap((r) => r.joins as number[]);
   const verified = results.reduce((a, r) => a + (r.verified as number), 0);
   const corrupt = results.reduce((a, r) => a + (r.corrupt as number), 0);
+  const sinkCpu = results.reduce((a, r) => a + (r.cpuPercent as number), 0);
   const elus = e1.map((e, i) => performance.eventLoopUtilization(e, e0[i]).utilization * 100);
   const sum = elus.reduce((a, b) => a + b, 0);
   const n = engine.listenerCount(station);
@@ -115,7 +117,7 @@ for (const target of steps) {
       .join('/')
       .padStart(
         16,
-      )}  ${((sum / Math.max(1, n)) * 100).toFixed(2).padStart(9)}  ${(m1.utilization * 100).toFixed(1).padStart(8)}  ${procCpu.toFixed(1).padStart(8)}  ${usPerPkt.toFixed(1).padStart(9)}  ${pct(joins, 50)}/${pct(joins, 95)}  ${verified}/${corrupt}  ${rssPerListener.toFixed(0)}`,
+      )}  ${((sum / Math.max(1, n)) * 100).toFixed(2).padStart(9)}  ${(m1.utilization * 100).toFixed(1).padStart(8)}  ${procCpu.toFixed(1).padStart(8)}  ${usPerPkt.toFixed(1).padStart(9)}  ${pct(joins, 50)}/${pct(joins, 95)}  ${verified}/${corrupt}  ${rssPerListener.toFixed(0).padStart(8)}  ${sinkCpu.toFixed(1).padStart(8)}`,
   );
 }
 clearInterval(pace);

@@ -35,6 +35,8 @@ let nextId = 1;
 const pendingAnswers = new Map<number, (sdp: string) => void>();
 const send = (m: unknown) => process.send?.(m);
 const verifyEvery = Number(process.env.SINK_VERIFY_EVERY ?? 50);
+/** CPU of this process over the measurement window: shows when the load generator is the limit. */
+let windowCpu = { cpu: process.cpuUsage(), at: performance.now() };
 
 function extend(l: SinkListener, seq: number): void {
   if (l.highest < 0) {
@@ -44,6 +46,22 @@ function extend(l: SinkListener, seq: number): void {
   const cur = l.highest & 0xffff;
   const diff = (seq - cur) & 0xffff;
   if (diff !== 0 && diff < 0x8000) l.highest += diff;
+}
+
+/** RTP on this socket is only counted (but for verifying listeners); the rest goes to werift. */
+function intercept(l: SinkListener, socket: Socket): void {
+  const orig = socket.listeners('message') as ((d: Buffer, r: unknown) => void)[];
+  socket.removeAllListeners('message');
+  socket.on('message', (data: Buffer, rinfo: unknown) => {
+    const b1 = data[1] & 0x7f;
+    if (data.length > 12 && data[0] >= 128 && data[0] < 192 && !(b1 >= 64 && b1 <= 95)) {
+      l.count++;
+      if (!l.firstAt) l.firstAt = Date.now();
+      extend(l, (data[2] << 8) | data[3]);
+      if (!l.verify) return;
+    }
+    for (const fn of orig) fn(data, rinfo);
+  });
 }
 
 async function addOne(srtp?: 'gcm' | 'cm'): Promise<void> {
@@ -76,25 +94,17 @@ async function addOne(srtp?: 'gcm' | 'cm'): Promise<void> {
   pc.connectionStateChange.subscribe((s) => {
     if (s === 'connected' && !l.connected) {
       l.connected = true;
+      // Every local candidate's socket: the SFU sends on the pair it holds as nominated, which need
+      // not be the one this side nominated.
       const conn = (
         t.dtlsTransport.iceTransport as unknown as {
-          connection: { nominated?: { protocol: { transport?: { socket?: Socket } } } };
+          connection: { protocols?: { transport?: { socket?: Socket } }[] };
         }
       ).connection;
-      const socket = conn.nominated?.protocol.transport?.socket;
-      if (!socket) return;
-      const orig = socket.listeners('message') as ((d: Buffer, r: unknown) => void)[];
-      socket.removeAllListeners('message');
-      socket.on('message', (data: Buffer, rinfo: unknown) => {
-        const b1 = data[1] & 0x7f;
-        if (data.length > 12 && data[0] >= 128 && data[0] < 192 && !(b1 >= 64 && b1 <= 95)) {
-          l.count++;
-          if (!l.firstAt) l.firstAt = Date.now();
-          extend(l, (data[2] << 8) | data[3]);
-          if (!l.verify) return;
-        }
-        for (const fn of orig) fn(data, rinfo);
-      });
+      for (const protocol of conn.protocols ?? []) {
+        const socket = protocol.transport?.socket;
+        if (socket) intercept(l, socket);
+      }
     }
   });
   await pc.setLocalDescription(await pc.createOffer());
@@ -134,6 +144,7 @@ process.on('message', async (m: FromParent) => {
       break;
     case 'window-start':
       for (const l of listeners.values()) l.mark = { count: l.count, highest: l.highest };
+      windowCpu = { cpu: process.cpuUsage(), at: performance.now() };
       break;
     case 'window-end': {
       let expected = 0;
@@ -149,7 +160,9 @@ process.on('message', async (m: FromParent) => {
         expected += l.highest - l.mark.highest;
         received += l.count - l.mark.count;
       }
-      send({ op: 'window', expected, received, verified, corrupt, joins });
+      const cpu = process.cpuUsage(windowCpu.cpu);
+      const cpuPercent = (cpu.user + cpu.system) / 10 / (performance.now() - windowCpu.at);
+      send({ op: 'window', expected, received, verified, corrupt, joins, cpuPercent });
       break;
     }
     case 'exit':
