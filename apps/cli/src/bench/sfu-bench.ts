@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 const { values } = parseArgs({
   options: {
     shards: { type: 'string', default: String(cpus().length) },
-    steps: { type: 'string', default: '200,400,600,800,1000,1200,1400' },
+    steps: { type: 'string', default: '200,400,600,800,1000,1200,1400,1600' },
     srtp: { type: 'string', default: 'cm' },
     window: { type: 'string', default: '8' },
     listeners: { type: 'string', default: '50' },

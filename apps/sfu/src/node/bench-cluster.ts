@@ -27,7 +27,7 @@ const arg = (name: string, def: string) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1]! : def;
 };
-const steps = arg('steps', '50,100,150,200,300,400').split(',').map(Number);
+const steps = arg('steps', '100,200,400,600,800').split(',').map(Number);
 const holdS = Number(arg('hold', '10'));
 const ramp = Number(arg('ramp', '40'));
 const concurrency = Number(arg('concurrency', '4'));
