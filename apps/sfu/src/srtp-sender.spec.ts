@@ -41,24 +41,19 @@ describe.each(PROFILES)('SrtpStreamSender (%s)', (_name, profile) => {
   function pair() {
     const key = randomBytes(16);
     const salt = randomBytes(profile === 0x0007 ? 12 : 14);
-    const tx = new SrtpSession({
-      profile,
-      keys: {
-        localMasterKey: key,
-        localMasterSalt: salt,
-        remoteMasterKey: key,
-        remoteMasterSalt: salt,
-      },
-    });
-    const rx = new SrtpSession({
-      profile,
-      keys: {
-        localMasterKey: key,
-        localMasterSalt: salt,
-        remoteMasterKey: key,
-        remoteMasterSalt: salt,
-      },
-    });
+    // Both ends hold the same master key both ways: what one encrypts, the other decrypts.
+    const session = () =>
+      new SrtpSession({
+        profile,
+        keys: {
+          localMasterKey: key,
+          localMasterSalt: salt,
+          remoteMasterKey: key,
+          remoteMasterSalt: salt,
+        },
+      });
+    const tx = session();
+    const rx = session();
     const keys = extractSrtpKeys({ srtp: tx });
     if (!keys) throw new Error('no keys');
     return { keys, rx };
