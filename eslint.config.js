@@ -19,6 +19,7 @@ export default tseslint.config(
         // Build configs first, then the test config that covers *.spec.ts, testing helpers and test/.
         project: [
           'libs/contracts/tsconfig.json',
+          'libs/audio/tsconfig.json',
           'apps/sfu/tsconfig.json',
           'apps/api/tsconfig.json',
           'apps/cli/tsconfig.json',

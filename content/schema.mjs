@@ -1,4 +1,4 @@
-// Frontmatter schemas for content/blog and content/tutorials (spec §3 "Blog post", "Tutorial").
+// Frontmatter schemas for content/blog and content/tutorials: a bad field fails the build, not a page.
 // A file whose frontmatter does not match fails the content build with its name.
 import { z } from 'zod';
 

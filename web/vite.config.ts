@@ -84,6 +84,8 @@ export default defineConfig({
   resolve: {
     alias: {
       '@radiobroadcaster/contracts': lib('../libs/contracts/src/index.ts'),
+      // Before the package's own entry: aliases match by prefix, in order.
+      '@radiobroadcaster/player/register': lib('../libs/player/src/register.ts'),
       '@radiobroadcaster/player': lib('../libs/player/src/index.ts'),
     },
   },

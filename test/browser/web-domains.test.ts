@@ -61,32 +61,34 @@ describe('allowed domains page', () => {
   });
 
   it("shows the server's validation message for a bad entry and adds nothing", async () => {
-    await page.getByTestId('domain-input').fill('not a domain');
+    await page.getByTestId('field-domain').fill('not a domain');
     await page.getByTestId('domain-add').click();
-    const error = page.getByTestId('domain-error');
+    const error = page.getByTestId('field-error-domain');
     await error.waitFor();
     expect(await error.textContent()).toContain('A domain cannot contain spaces');
-    expect(await page.getByTestId('domain-input').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByTestId('field-domain').getAttribute('aria-invalid')).toBe('true');
 
-    await page.getByTestId('domain-input').fill('localhost:99999999x');
+    await page.getByTestId('field-domain').fill('localhost:99999999x');
     await page.getByTestId('domain-add').click();
-    await page.getByTestId('domain-error').waitFor();
-    expect(await page.getByTestId('domain-error').textContent()).toMatch(/not a valid hostname/);
+    await page.getByTestId('field-error-domain').waitFor();
+    expect(await page.getByTestId('field-error-domain').textContent()).toMatch(
+      /not a valid hostname/,
+    );
 
     expect(await listed()).toEqual([]);
     expect(await serverList()).toEqual([]);
   });
 
   it('adds domains (normalized by the server) and lists them', async () => {
-    await page.getByTestId('domain-input').fill('HTTPS://Www.Example.COM/some/page');
-    expect(await page.getByTestId('domain-error').count()).toBe(0); // typing clears the error
+    await page.getByTestId('field-domain').fill('HTTPS://Www.Example.COM/some/page');
+    expect(await page.getByTestId('field-error-domain').count()).toBe(0); // typing clears the error
     await page.getByTestId('domain-add').click();
     await page.waitForSelector('[data-testid=domain-item][data-domain="www.example.com"]');
-    expect(await page.getByTestId('domain-input').inputValue()).toBe('');
+    expect(await page.getByTestId('field-domain').inputValue()).toBe('');
     await page.locator('[data-sonner-toast]', { hasText: 'Domain added' }).first().waitFor();
 
-    await page.getByTestId('domain-input').fill('*.radio.test');
-    await page.getByTestId('domain-input').press('Enter');
+    await page.getByTestId('field-domain').fill('*.radio.test');
+    await page.getByTestId('field-domain').press('Enter');
     await page.waitForSelector('[data-testid=domain-item][data-domain="*.radio.test"]');
     expect((await listed()).sort()).toEqual(['*.radio.test', 'www.example.com']);
     expect((await serverList()).sort()).toEqual(['*.radio.test', 'www.example.com']);

@@ -20,6 +20,8 @@ import {
 } from '../support/web-app.js';
 
 const TONE_HZ = 440;
+/** Long enough to see the station wait for its publisher, short enough to see it give up. */
+const GRACE_MS = 4000;
 const AUDIO = '[data-testid=station-audio]';
 
 describe('station page: listening to a CLI broadcast', () => {
@@ -28,12 +30,13 @@ describe('station page: listening to a CLI broadcast', () => {
   let owner: TestUser;
   let stationId: string;
   let slug: string;
+  let token: string;
   let cli: CliBroadcast | undefined;
   let page: Page;
   let problems: string[];
 
   beforeAll(async () => {
-    app = await startWebApp({ PUBLISHER_GRACE_MS: '1000' });
+    app = await startWebApp({ PUBLISHER_GRACE_MS: String(GRACE_MS) });
     browser = await launchChromium();
     owner = await signUp(app.url);
     const created = await createStation(app.url, owner, {
@@ -43,16 +46,20 @@ describe('station page: listening to a CLI broadcast', () => {
     });
     stationId = created.station.id;
     slug = created.station.slug;
-    cli = await cliBroadcastTone({
-      server: app.url,
-      station: `${owner.username}/${slug}`,
-      token: created.streamToken.token,
-      hz: TONE_HZ,
-    });
+    token = created.streamToken.token;
+    cli = await startTone();
     page = await browser.newPage();
     page.setDefaultTimeout(10_000);
     problems = watchProblems(page);
   }, 60_000);
+
+  const startTone = () =>
+    cliBroadcastTone({
+      server: app.url,
+      station: `${owner.username}/${slug}`,
+      token,
+      hz: TONE_HZ,
+    });
 
   afterAll(async () => {
     await cli?.stop();
@@ -143,6 +150,24 @@ describe('station page: listening to a CLI broadcast', () => {
     expect(await page.getByTestId('volume').inputValue()).toBe('30');
   });
 
+  it('says Reconnecting… while the publisher is away, and plays on when it is back', async () => {
+    expect(await cli!.stop()).toBe(0);
+    await page.waitForSelector('[data-testid=station-status][data-status=reconnecting]', {
+      timeout: 3000,
+    });
+    expect(await page.getByTestId('station-status').textContent()).toBe('Reconnecting…');
+    expect(await page.getByTestId('player-state').textContent()).toMatch(/^Reconnecting…/);
+    expect(await page.getByTestId('play-button').textContent()).toContain('Reconnecting…');
+    expect((await getStation(app.url, stationId)).status).toBe('reconnecting');
+
+    cli = await startTone();
+    await page.waitForSelector('[data-testid=station-status][data-status=live]', { timeout: 5000 });
+    await page.waitForSelector(
+      '[data-testid=player-state][data-state=live]:not([data-reconnecting])',
+    );
+    expect(await toneProminence(page, { audioSelector: AUDIO }, TONE_HZ, 3000)).toBeGreaterThan(20);
+  }, 40_000);
+
   it('stops playing and the listener count drops back within 2 s', async () => {
     await page.getByRole('button', { name: 'Stop Tone FM' }).click();
     const t0 = Date.now();
@@ -157,8 +182,11 @@ describe('station page: listening to a CLI broadcast', () => {
     const code = await cli!.stop();
     cli = undefined;
     expect(code).toBe(0);
-    await page.waitForSelector('[data-testid=station-status]:not([data-status=live])', {
-      timeout: 1000 + 2000 + 1000,
+    await page.waitForSelector('[data-testid=station-status][data-status=reconnecting]', {
+      timeout: 3000,
+    });
+    await page.waitForSelector('[data-testid=station-status][data-status=offline]', {
+      timeout: GRACE_MS + 2000 + 1000,
     });
     expect(problems).toEqual([]);
   });

@@ -1,10 +1,12 @@
 /**
  * The broadcaster studio in Debian's Chromium with the fake capture device
- * (`--use-fake-device-for-media-stream --use-fake-ui-for-media-stream`: a microphone that beeps),
- * against the real API serving the built app: sign in, create a station, go live with the microphone
- * over WHIP; a second browser hears it on the public station page, the studio sees that listener, and
- * now playing set in the studio reaches the listener within 2 s; ending the station takes it off the
- * air. Saves the studio screenshot. Needs `npm run build`.
+ * (`--use-fake-device-for-media-stream --use-fake-ui-for-media-stream`: inputs that beep), against the
+ * real API serving the built app: sign in, create a station, pick an input and go live over WHIP with a
+ * level meter; a second browser hears it, the studio sees that listener, and now playing reaches the
+ * listener within 2 s. Moving around the site keeps the station on air (on-air bar, listener still
+ * hears it past the grace period), leaving the page is guarded; ending the broadcast clears now
+ * playing and allows going live again; deleting frees the slug and tells the listener. Needs
+ * `npm run build`.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
@@ -17,6 +19,7 @@ const AUDIO = '[data-testid=station-audio]';
 /** Chromium's fake microphone beeps at about -10 dBFS; silence measures below -90. */
 const HEARD_DBFS = -45;
 const FAKE_MIC_HZ = 400;
+const GRACE_MS = 1500;
 
 describe('studio: going live from the browser', () => {
   let app: TestApp;
@@ -30,7 +33,7 @@ describe('studio: going live from the browser', () => {
   let listenerProblems: string[] = [];
 
   beforeAll(async () => {
-    app = await startWebApp({ PUBLISHER_GRACE_MS: '1000' });
+    app = await startWebApp({ PUBLISHER_GRACE_MS: String(GRACE_MS) });
     [broadcasterBrowser, listenerBrowser] = await Promise.all([
       launchChromium({ fakeMedia: true }),
       launchChromium(),
@@ -69,19 +72,47 @@ describe('studio: going live from the browser', () => {
     expect(station.status).not.toBe('live');
   });
 
-  it('goes live with the fake microphone', async () => {
+  it('lists the inputs, goes live with the one chosen and meters its level', async () => {
     await studio.getByTestId('source-microphone').check();
+    const select = studio.getByTestId('input-device');
+    await select.waitFor();
+    // Chromium names the inputs once the site may use the microphone (granted by the fake UI).
+    await studio.waitForFunction(() => {
+      document.querySelector<HTMLButtonElement>('[data-testid=reveal-inputs]')?.click();
+      return document.querySelectorAll('[data-testid=input-device] option').length >= 3;
+    });
+    const options = await select.locator('option').allTextContents();
+    expect(options[0]).toBe('System default');
+    const chosen = options.find((o) => /Fake Audio Input 1/.test(o)) ?? options[1]!;
+    await select.selectOption({ label: chosen });
+
     await studio.getByTestId('go-live').click();
     await studio.waitForSelector('[data-testid=broadcast-state][data-state=live]', {
       timeout: 15_000,
     });
     expect(await studio.getByTestId('broadcast-message').count()).toBe(0);
+    expect(await studio.getByTestId('broadcast-state').textContent()).toContain(chosen);
     await studio.waitForSelector('[data-testid=station-status][data-status=live]', {
       timeout: 5000,
     });
     const station = await getStation(app.url, stationId);
     expect(station.status).toBe('live');
     expect(station.isActive).toBe(true);
+    // The fake input beeps loudly: the meter reads it (from the -60 dB floor)...
+    await studio.waitForFunction(
+      () =>
+        Number(document.querySelector('[data-testid=level-meter]')?.getAttribute('aria-valuenow')) >
+        -40,
+      undefined,
+      { timeout: 5000 },
+    );
+    // ...and its beeps reach full scale (measured: peak samples at 1.0), which is clipping.
+    await studio.waitForSelector('[data-testid=clipping-warning][data-active=true]', {
+      timeout: 5000,
+    });
+    expect(await studio.getByTestId('clipping-warning').textContent()).toMatch(/^Clipping/);
+    // The bar is on every page, the studio included.
+    expect(await studio.getByTestId('onair-bar').getAttribute('data-state')).toBe('live');
   });
 
   it('a second browser hears it on the station page, and the studio counts that listener', async () => {
@@ -134,25 +165,125 @@ describe('studio: going live from the browser', () => {
     expect(Date.now() - t1).toBeLessThanOrEqual(2000);
   });
 
-  it('ending the station takes it off the air for the listener', async () => {
-    await studio.getByTestId('end-station').click();
-    await studio.getByTestId('end-station-confirm').click();
+  it('moving around the site keeps the station on air; the bar leads back to the studio', async () => {
+    await studio.getByTestId('account-menu').click();
+    await studio.getByRole('link', { name: 'Allowed domains' }).click();
+    await studio.getByTestId('domains-page').waitFor();
+    expect(await studio.locator('details.account').getAttribute('open')).toBeNull();
+    const bar = studio.getByTestId('onair-bar');
+    expect(await bar.getAttribute('data-state')).toBe('live');
+    expect(await studio.getByTestId('onair-listeners').getAttribute('data-count')).toBe('1');
+    expect(await studio.getByTestId('onair-elapsed').textContent()).toMatch(/^\d\d:\d\d$/);
+    await studio.getByRole('link', { name: 'About' }).first().click();
+    await studio.getByTestId('page-title').waitFor();
+    // Past the publisher grace period: a dropped publisher would have taken the station off air.
+    await studio.waitForTimeout(GRACE_MS + 1500);
+    expect((await getStation(app.url, stationId)).status).toBe('live');
+    expect(await audioLevel(listener, AUDIO, 3000)).toBeGreaterThan(HEARD_DBFS);
+    expect(await listener.getByTestId('station-status').getAttribute('data-status')).toBe('live');
+
+    // Leaving the site while on air is guarded; a page with nothing on air is not.
+    const guarded = () =>
+      studio.evaluate(() => {
+        const e = new Event('beforeunload', { cancelable: true });
+        dispatchEvent(e);
+        return e.defaultPrevented;
+      });
+    expect(await guarded()).toBe(true);
+
+    await studio.getByTestId('onair-studio-link').click();
+    await studio.getByTestId('broadcast').waitFor();
+    expect(await studio.getByTestId('broadcast-state').getAttribute('data-state')).toBe('live');
+    expect(new URL(studio.url()).searchParams.get('station')).toBe(stationId);
+  }, 40_000);
+
+  it('ending the broadcast asks first, clears now playing, and allows going live again', async () => {
+    await studio.getByTestId('field-track').fill('Last Song');
+    await studio.getByTestId('now-playing-set').click();
+    await listener.getByText('Last Song').waitFor({ timeout: 5000 });
+
+    await studio.getByTestId('end-broadcast').click();
+    const dialog = studio.getByTestId('end-dialog');
+    await dialog.waitFor();
+    expect(await dialog.getByRole('heading').textContent()).toBe('End the broadcast?');
+    // Cancel keeps everything as it was, and focus goes back to the button.
+    await studio.getByTestId('end-dialog-cancel').click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await studio.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
+      'end-broadcast',
+    );
+    expect((await getStation(app.url, stationId)).status).toBe('live');
+
+    await studio.getByTestId('end-broadcast').click();
+    await studio.getByTestId('end-dialog-confirm').click();
     await studio.waitForSelector('[data-testid=station-status][data-status=ended]', {
       timeout: 5000,
     });
-    // The studio stops publishing at once rather than when the connection times out.
     await studio.waitForSelector('[data-testid=broadcast-state][data-state=idle]', {
       timeout: 2000,
     });
-    expect(await studio.getByTestId('go-live').isDisabled()).toBe(true);
+    expect(await studio.getByTestId('onair-bar').count()).toBe(0);
     await listener.waitForSelector('[data-testid=station-status][data-status=ended]', {
       timeout: 5000,
     });
-    await until(
+    await listener.getByTestId('now-playing-empty').waitFor({ timeout: 5000 });
+    const ended = await until(
       'the API to report the station ended',
       () => getStation(app.url, stationId),
       (s) => s.status === 'ended' && !s.isActive,
     );
+    expect(ended.nowPlaying).toBeNull();
+    // Nothing on air: leaving is not guarded any more.
+    expect(
+      await studio.evaluate(() => {
+        const e = new Event('beforeunload', { cancelable: true });
+        dispatchEvent(e);
+        return e.defaultPrevented;
+      }),
+    ).toBe(false);
+
+    // The remembered source and input come back on a fresh load; going live works again.
+    await studio.reload();
+    await studio.getByTestId('broadcast').waitFor();
+    expect(await studio.getByTestId('source-microphone').isChecked()).toBe(true);
+    expect(await studio.getByTestId('go-live').isDisabled()).toBe(false);
+    await studio.getByTestId('go-live').click();
+    await studio.waitForSelector('[data-testid=station-status][data-status=live]', {
+      timeout: 15_000,
+    });
+  }, 40_000);
+
+  it('deleting asks for the slug, tells the listener the station is gone and frees the slug', async () => {
+    await studio.getByTestId('delete-station').click();
+    const dialog = studio.getByTestId('delete-dialog');
+    await dialog.waitFor();
+    // The button does nothing until the slug is typed.
+    expect(await studio.getByTestId('delete-dialog-confirm').getAttribute('aria-disabled')).toBe(
+      'true',
+    );
+    await studio.getByTestId('delete-dialog-confirm').click({ force: true });
+    expect(await dialog.isVisible()).toBe(true);
+    await studio.getByTestId('delete-confirm-slug').fill('studio-live');
+    await studio.getByTestId('delete-dialog-confirm').click();
+    await dialog.waitFor({ state: 'hidden' });
+    await studio.getByTestId('create-station-form').waitFor();
+    expect(await studio.getByTestId('onair-bar').count()).toBe(0);
+
+    await listener.getByTestId('station-gone').waitFor({ timeout: 5000 });
+    expect(await listener.getByTestId('station-gone').textContent()).toContain(
+      'This station has been deleted.',
+    );
+    expect(await listener.getByTestId('play-button').count()).toBe(0);
+    const res = await fetch(`${app.url}/api/stations/${stationId}`);
+    expect(res.status).toBe(404);
+
+    // The address is free again.
+    await studio.getByTestId('field-name').fill('Studio Live');
+    await studio.getByTestId('create-station').click();
+    await studio.getByTestId('broadcast').waitFor();
+    const again = new URL(studio.url()).searchParams.get('station') ?? '';
+    expect(again).not.toBe(stationId);
+    expect((await getStation(app.url, again)).slug).toBe('studio-live');
     expect([...studioProblems, ...listenerProblems]).toEqual([]);
-  });
+  }, 40_000);
 });

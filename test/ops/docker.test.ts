@@ -15,7 +15,7 @@ const read = (p: string) => readFileSync(join(root, p), 'utf8');
 
 interface Service {
   image?: string;
-  build?: { context: string; dockerfile: string };
+  build?: { context: string; dockerfile: string } | string;
   command?: string[];
   environment?: Record<string, string>;
   ports?: string[];
@@ -53,6 +53,55 @@ function portMapping(spec: string) {
   };
 }
 
+/** A service's published UDP/TCP mappings that are one port each, `${VAR:-default}` resolved. */
+function rtcPorts(s: Service) {
+  return (s.ports ?? [])
+    .map((p) => portMapping(resolveDefaults(p)))
+    .filter(
+      (p) => p.container[0] === p.container[1] && p.container[0] >= 7000 && p.container[0] < 8000,
+    );
+}
+/** What a node's RTC_UDP_PORT / RTC_TCP_PORT ask for, published 1:1 (the ports are in the SDP). */
+function rtcPortsOf(env: Record<string, string>) {
+  const udp = Number(resolveDefaults(env.RTC_UDP_PORT!));
+  const tcp = Number(resolveDefaults(env.RTC_TCP_PORT!));
+  expect(Number.isInteger(udp) && Number.isInteger(tcp)).toBe(true);
+  return [
+    { host: [udp, udp], container: [udp, udp], proto: 'udp' },
+    { host: [tcp, tcp], container: [tcp, tcp], proto: 'tcp' },
+  ];
+}
+const resolveDefaults = (v: string) => v.replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1');
+
+/** coturn: Debian's package with docker/coturn/turnserver.conf, REST secret, relay only to the SFU. */
+function expectCoturn(services: Record<string, Service>, file: string) {
+  const coturn = services.coturn!;
+  expect([file, coturn.build]).toEqual([file, './coturn']);
+  const dockerfile = read('docker/coturn/Dockerfile');
+  expect(dockerfile).toMatch(/^FROM debian:/m);
+  expect(dockerfile).toMatch(/apt-get install [^\n]*\bcoturn\b/);
+  expect(dockerfile).toMatch(/COPY turnserver\.conf \/etc\/turnserver\.conf/);
+  expect(dockerfile).toMatch(/"-c", "\/etc\/turnserver\.conf"/);
+  const args = coturn.command!;
+  expect(args).toEqual(
+    expect.arrayContaining([
+      expect.stringMatching(/^--static-auth-secret=\$\{TURN_SECRET:\?/),
+      expect.stringMatching(/^--allowed-peer-ip=\$\{PUBLIC_IP/),
+    ]),
+  );
+  const conf = read('docker/coturn/turnserver.conf');
+  const listening = Number(/^listening-port=(\d+)/m.exec(conf)![1]);
+  const relayMin = Number(/^min-port=(\d+)/m.exec(conf)![1]);
+  const relayMax = Number(/^max-port=(\d+)/m.exec(conf)![1]);
+  expect((coturn.ports ?? []).map(portMapping)).toEqual(
+    expect.arrayContaining([
+      { host: [listening, listening], container: [listening, listening], proto: 'udp' },
+      { host: [listening, listening], container: [listening, listening], proto: 'tcp' },
+      { host: [relayMin, relayMax], container: [relayMin, relayMax], proto: 'udp' },
+    ]),
+  );
+}
+
 describe('docker/compose.yml: the cluster of the README', () => {
   let services: Record<string, Service>;
   const byRole = (cmd: string) =>
@@ -67,9 +116,9 @@ describe('docker/compose.yml: the cluster of the README', () => {
     services = doc.services;
   });
 
-  it('has PostgreSQL, Redis, 2 API nodes behind a proxy and 2 SFU nodes, started by the built entry points', () => {
+  it('has PostgreSQL, Redis, 2 API nodes behind a proxy, 2 SFU nodes and coturn, started by the built entry points', () => {
     expect(Object.keys(services).sort()).toEqual(
-      ['api1', 'api2', 'postgres', 'proxy', 'redis', 'sfu1', 'sfu2'].sort(),
+      ['api1', 'api2', 'coturn', 'postgres', 'proxy', 'redis', 'sfu1', 'sfu2'].sort(),
     );
     expect(byRole(API_MAIN).map(([n]) => n)).toEqual(['api1', 'api2']);
     expect(byRole(SFU_MAIN).map(([n]) => n)).toEqual(['sfu1', 'sfu2']);
@@ -77,7 +126,7 @@ describe('docker/compose.yml: the cluster of the README', () => {
     expect(existsSync(join(root, API_MAIN))).toBe(true);
     expect(existsSync(join(root, SFU_MAIN))).toBe(true);
     // One image for both roles, built once from the repository root with the Dockerfile.
-    const built = Object.values(services).filter((s) => s.build);
+    const built = Object.values(services).filter((s) => typeof s.build === 'object');
     expect(built).toHaveLength(1);
     expect(built[0]!.build).toEqual({ context: '..', dockerfile: 'docker/Dockerfile' });
     const image = built[0]!.image;
@@ -106,25 +155,35 @@ describe('docker/compose.yml: the cluster of the README', () => {
     expect(same('SFU_SECRET', [...byRole(API_MAIN), ...byRole(SFU_MAIN)])).toBe(1);
   });
 
-  it('gives each SFU node its own UDP range, published 1:1 and announced, and an internal URL of its own', () => {
-    const ranges: [number, number][] = [];
+  it('gives each SFU node one UDP and one TCP port, published 1:1 and announced, and an internal URL of its own', () => {
+    const taken = new Set<string>();
     const ids = new Set<string>();
     for (const [name, s] of byRole(SFU_MAIN)) {
       const env = s.environment!;
-      const min = Number(env.RTC_PORT_MIN);
-      const max = Number(env.RTC_PORT_MAX);
-      expect(max).toBeGreaterThan(min);
-      const udp = s.ports!.map(portMapping).filter((p) => p.proto === 'udp');
-      // The ports are written into SDP candidates: host and container ranges must be the same.
-      expect(udp).toEqual([{ host: [min, max], container: [min, max], proto: 'udp' }]);
+      expect(rtcPorts(s)).toEqual(rtcPortsOf(env));
+      // no port ranges any more: one port per protocol per node
+      expect([name, env.RTC_PORT_MIN, env.RTC_PORT_MAX]).toEqual([name, undefined, undefined]);
       expect(env.RTC_ANNOUNCED_ADDRESS).toMatch(/^\$\{PUBLIC_IP/);
       expect(env.SFU_INTERNAL_URL).toBe(`http://${name}:${env.SFU_HTTP_PORT}`);
       expect([env.HEALTH_PORT, env.HEALTH_PATH]).toEqual([env.SFU_HTTP_PORT, '/health']);
       ids.add(env.SFU_NODE_ID!);
-      for (const [a, b] of ranges) expect(max < a || min > b).toBe(true);
-      ranges.push([min, max]);
+      for (const p of [`${env.RTC_UDP_PORT}/udp`, `${env.RTC_TCP_PORT}/tcp`]) {
+        expect([name, p, taken.has(p)]).toEqual([name, p, false]);
+        taken.add(p);
+      }
     }
     expect(ids.size).toBe(2);
+  });
+
+  it('runs coturn from the documented configuration, with the API nodes minting its credentials', () => {
+    expectCoturn(services, 'docker/compose.yml');
+    for (const [, s] of byRole(API_MAIN)) {
+      expect(s.environment!.TURN_SECRET).toMatch(/^\$\{TURN_SECRET:\?/);
+      expect(s.environment!.TURN_URLS.split(',')).toEqual([
+        expect.stringMatching(/^turn:\$\{PUBLIC_IP[^}]*\}:3478\?transport=udp$/),
+        expect.stringMatching(/^turn:\$\{PUBLIC_IP[^}]*\}:3478\?transport=tcp$/),
+      ]);
+    }
   });
 
   it('uses only documented variables and refuses to start without the secrets', () => {
@@ -133,7 +192,7 @@ describe('docker/compose.yml: the cluster of the README', () => {
     const ours = used.filter((k) => !k.startsWith('POSTGRES_'));
     expect(ours.filter((k) => !documented.has(k))).toEqual([]);
     const refs = interpolations(read('docker/compose.yml'));
-    for (const secret of ['AUTH_SECRET', 'SFU_SECRET', 'POSTGRES_PASSWORD']) {
+    for (const secret of ['AUTH_SECRET', 'SFU_SECRET', 'POSTGRES_PASSWORD', 'TURN_SECRET']) {
       const ops = new Set(refs.filter((r) => r.name === secret).map((r) => r.op));
       expect([secret, [...ops]]).toEqual([secret, [':?']]);
     }
@@ -154,6 +213,89 @@ describe('docker/compose.yml: the cluster of the README', () => {
     const cap = /client_max_body_size\s+(\d+)([km]?);/.exec(conf)!;
     const bytes = Number(cap[1]) * ({ k: 1024, m: 1024 * 1024 }[cap[2] as 'k' | 'm'] ?? 1);
     expect(bytes).toBeGreaterThanOrEqual(Math.max(LIMITS.jsonBodyMaxBytes, LIMITS.sdpMaxBytes));
+  });
+});
+
+describe('docker/compose.single.yml: one machine with a domain name', () => {
+  let services: Record<string, Service>;
+  beforeAll(() => {
+    services = (
+      parse(read('docker/compose.single.yml'), { merge: true }) as {
+        services: Record<string, Service>;
+      }
+    ).services;
+  });
+
+  it('runs the API with the SFU embedded on PostgreSQL, coturn and Caddy, from the same image', () => {
+    expect(Object.keys(services).sort()).toEqual(['app', 'caddy', 'coturn', 'postgres']);
+    const app = services.app!;
+    expect(app.command).toEqual(['node', 'apps/api/dist/main.js']);
+    expect(app.build).toEqual({ context: '..', dockerfile: 'docker/Dockerfile' });
+    const cluster = parse(read('docker/compose.yml'), { merge: true }) as {
+      services: Record<string, Service>;
+    };
+    expect(app.image).toBe(cluster.services.api1!.image);
+    const env = app.environment!;
+    expect(env.SFU_MODE).toBe('embedded');
+    expect(env.REDIS_URL).toBeUndefined();
+    expect(new URL(env.DATABASE_URL!.replace(/\$\{[^}]+\}/g, 'x')).hostname).toBe('postgres');
+    expect(app.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
+    // cookies' Secure, links and the studio's secure context: the public URL is the HTTPS domain
+    expect(env.PUBLIC_URL).toMatch(/^https:\/\/\$\{DOMAIN:\?/);
+    expect(env.TRUST_PROXY).toBe('true');
+    expect(env.RTC_ANNOUNCED_ADDRESS).toMatch(/^\$\{PUBLIC_IP:\?/);
+    expect(app.volumes).toEqual(['appdata:/data']);
+  });
+
+  it('publishes one UDP and one TCP port for every WebRTC session of the node, 1:1', () => {
+    const app = services.app!;
+    expect(rtcPorts(app)).toEqual(rtcPortsOf(app.environment!));
+    // nothing else of the app is published: HTTP goes through Caddy only
+    expect(app.ports).toHaveLength(2);
+  });
+
+  it('hands out TURN credentials for the coturn it runs, on the same secret', () => {
+    expectCoturn(services, 'docker/compose.single.yml');
+    const env = services.app!.environment!;
+    expect(env.TURN_SECRET).toMatch(/^\$\{TURN_SECRET:\?/);
+    expect(env.TURN_URLS!.split(',')).toEqual([
+      'turn:${DOMAIN}:3478?transport=udp',
+      'turn:${DOMAIN}:3478?transport=tcp',
+    ]);
+    expect(services.coturn!.command).toContain('--realm=${DOMAIN:?set DOMAIN}');
+  });
+
+  it('puts Caddy in front with automatic HTTPS for DOMAIN, proxying to the app', () => {
+    const caddy = services.caddy!;
+    expect(caddy.image).toMatch(/^caddy:2/);
+    expect(caddy.volumes).toContain('./Caddyfile:/etc/caddy/Caddyfile:ro');
+    expect(caddy.environment!.DOMAIN).toMatch(/^\$\{DOMAIN:\?/);
+    expect(caddy.ports!.map(portMapping)).toEqual([
+      { host: [80, 80], container: [80, 80], proto: 'tcp' },
+      { host: [443, 443], container: [443, 443], proto: 'tcp' },
+      { host: [443, 443], container: [443, 443], proto: 'udp' },
+    ]);
+    const caddyfile = read('docker/Caddyfile')
+      .split('\n')
+      .filter((l) => !l.trim().startsWith('#'))
+      .join('\n');
+    // a site block named by the domain (Caddy's automatic HTTPS), one reverse proxy to the app's port
+    expect(caddyfile).toMatch(/^\{\$DOMAIN\} \{$/m);
+    expect([...caddyfile.matchAll(/reverse_proxy\s+(\S+)/g)].map((m) => m[1])).toEqual([
+      'app:3000',
+    ]);
+  });
+
+  it('uses only documented variables and refuses to start without the secrets and the addresses', () => {
+    const documented = documentedVariables();
+    const appVars = Object.keys(services.app!.environment!);
+    expect(appVars.filter((k) => !documented.has(k))).toEqual([]);
+    const refs = interpolations(read('docker/compose.single.yml'));
+    for (const name of ['AUTH_SECRET', 'POSTGRES_PASSWORD', 'TURN_SECRET', 'DOMAIN', 'PUBLIC_IP']) {
+      const ops = new Set(refs.filter((r) => r.name === name).map((r) => r.op ?? 'none'));
+      // every use either refuses to start without it or comes after one that does
+      expect([name, ops.has(':?'), ops.has(':-')]).toEqual([name, true, false]);
+    }
   });
 });
 
@@ -181,6 +323,13 @@ describe('docker/Dockerfile', () => {
       ]),
     );
     for (const f of copied) expect([f, existsSync(join(root, f))]).toEqual([f, true]);
+  });
+
+  it('runs on a supported Node LTS (22 or 24)', () => {
+    const version = /^ARG NODE_VERSION=(\d+)/m.exec(dockerfile)?.[1];
+    expect(['22', '24']).toContain(version);
+    for (const from of instructions.filter((l) => /^FROM node:/.test(l)))
+      expect(from).toMatch(/^FROM node:\$\{NODE_VERSION\}-/);
   });
 
   it('runs as a non-root user, with a health check and the API as the default command', () => {

@@ -1,7 +1,14 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type LaunchOptions, type Page } from 'playwright-core';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type LaunchOptions,
+  type Page,
+} from 'playwright-core';
 
 /** Debian's Chromium, never a downloaded browser. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -36,6 +43,32 @@ export async function launchChromium(
   return chromium.launch(launch);
 }
 
+/**
+ * Chromium whose WebRTC may not use UDP except through a proxy or a TURN relay: a fresh profile
+ * with `webrtc.ip_handling_policy = disable_non_proxied_udp` in `Default/Preferences`, as a user or
+ * an administrator sets it. The profile directory is left to the OS's temporary-file cleanup.
+ */
+export async function launchChromiumWithoutUdp(
+  opts: { fakeMedia?: boolean } = {},
+): Promise<BrowserContext> {
+  const dir = mkdtempSync(join(tmpdir(), 'rb-chromium-noudp-'));
+  mkdirSync(join(dir, 'Default'));
+  writeFileSync(
+    join(dir, 'Default', 'Preferences'),
+    JSON.stringify({ webrtc: { ip_handling_policy: 'disable_non_proxied_udp' } }),
+  );
+  return chromium.launchPersistentContext(dir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      ...FLAGS,
+      ...(opts.fakeMedia
+        ? ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream']
+        : []),
+    ],
+  });
+}
+
 /** Screenshots land in `artifacts/screenshots/` (kept by CI as artifacts). */
 export function screenshotPath(name: string): string {
   const dir = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../artifacts/screenshots');
@@ -47,7 +80,8 @@ export function screenshotPath(name: string): string {
  * Listens to a MediaStream in the page through a WebAudio analyser and returns how far the
  * tone's frequency bin stands above the spectrum's median (dB), the best over `ms`.
  * The stream is the `srcObject` of the `<audio>` matched by `audioSelector` (inside the shadow
- * root of `hostSelector` when given). No eval, so it works under the pages' strict CSP.
+ * root of `hostSelector` when given), or, for an element playing a URL (the HTTP stream), the
+ * element's own output. No eval, so it works under the pages' strict CSP.
  */
 export async function toneProminence(
   page: Page,
@@ -60,8 +94,10 @@ export async function toneProminence(
       const root: ParentNode | null | undefined = where.hostSelector
         ? document.querySelector(where.hostSelector)?.shadowRoot
         : document;
-      const el = root?.querySelector(where.audioSelector) as HTMLMediaElement | null | undefined;
-      const stream = (el?.srcObject as MediaStream | null | undefined) ?? null;
+      const el = root?.querySelector(where.audioSelector) as
+        (HTMLMediaElement & { captureStream(): MediaStream }) | null | undefined;
+      const stream =
+        (el?.srcObject as MediaStream | null | undefined) ?? (el?.src ? el.captureStream() : null);
       if (!stream) return -1;
       const ctx = new AudioContext();
       await ctx.resume();
@@ -88,4 +124,82 @@ export async function toneProminence(
     },
     { where, freq, ms },
   );
+}
+
+/** Keeps every RTCPeerConnection the page creates, in order, for {@link peerConnectionRoutes}. */
+export async function recordPeerConnections(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const Native = window.RTCPeerConnection;
+    const all: RTCPeerConnection[] = [];
+    Object.defineProperty(window, '__peerConnections', { value: all });
+    window.RTCPeerConnection = class extends Native {
+      constructor(config?: RTCConfiguration) {
+        super(config);
+        all.push(this);
+      }
+    };
+  });
+}
+
+/** How one peer connection of the page carries audio, from its `getStats()`. */
+export interface PeerConnectionRoute {
+  connectionState: RTCPeerConnectionState;
+  /** The ICE servers it uses (URLs), whoever set them. */
+  iceServerUrls: string[];
+  /** `candidateType` of the selected pair's local and remote candidates (`host`, `relay`, …). */
+  localCandidateType: string | null;
+  remoteCandidateType: string | null;
+  /** For a relayed local candidate: how the browser reaches the relay (`tcp`, `udp`, `tls`). */
+  relayProtocol: string | null;
+  audioPacketsReceived: number;
+  audioBytesReceived: number;
+  audioPacketsSent: number;
+  audioBytesSent: number;
+}
+
+/** The routes of the page's peer connections recorded by {@link recordPeerConnections}, open ones only. */
+export async function peerConnectionRoutes(page: Page): Promise<PeerConnectionRoute[]> {
+  return page.evaluate(async () => {
+    const all = (window as unknown as { __peerConnections?: RTCPeerConnection[] })
+      .__peerConnections;
+    const routes: PeerConnectionRoute[] = [];
+    for (const pc of all ?? []) {
+      if (pc.connectionState === 'closed') continue;
+      const stats = await pc.getStats();
+      const route: PeerConnectionRoute = {
+        connectionState: pc.connectionState,
+        iceServerUrls: (pc.getConfiguration().iceServers ?? []).flatMap((s) =>
+          Array.isArray(s.urls) ? s.urls : [s.urls],
+        ),
+        localCandidateType: null,
+        remoteCandidateType: null,
+        relayProtocol: null,
+        audioPacketsReceived: 0,
+        audioBytesReceived: 0,
+        audioPacketsSent: 0,
+        audioBytesSent: 0,
+      };
+      stats.forEach((s: Record<string, unknown>) => {
+        if (s.type === 'transport' && typeof s.selectedCandidatePairId === 'string') {
+          const pair = stats.get(s.selectedCandidatePairId) as Record<string, string> | undefined;
+          const local = pair && (stats.get(pair.localCandidateId!) as Record<string, string>);
+          const remote = pair && (stats.get(pair.remoteCandidateId!) as Record<string, string>);
+          route.localCandidateType = local?.candidateType ?? null;
+          route.remoteCandidateType = remote?.candidateType ?? null;
+          route.relayProtocol = local?.relayProtocol ?? null;
+        }
+        if (s.kind !== 'audio') return;
+        if (s.type === 'inbound-rtp') {
+          route.audioPacketsReceived += Number(s.packetsReceived ?? 0);
+          route.audioBytesReceived += Number(s.bytesReceived ?? 0);
+        }
+        if (s.type === 'outbound-rtp') {
+          route.audioPacketsSent += Number(s.packetsSent ?? 0);
+          route.audioBytesSent += Number(s.bytesSent ?? 0);
+        }
+      });
+      routes.push(route);
+    }
+    return routes;
+  });
 }

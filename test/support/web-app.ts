@@ -5,25 +5,23 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import type { CreateStationResponse, Station } from '@radiobroadcaster/contracts';
-import { type TestApp, type TestUser, startTestApp } from '../../apps/api/src/testing/test-app.js';
+import {
+  freeLoopbackPort,
+  type TestApp,
+  type TestUser,
+  startTestApp,
+} from '../../apps/api/src/testing/test-app.js';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 export const WEB_DIST_INDEX = resolve(REPO_ROOT, 'web/dist/index.html');
 export const CLI_MAIN = resolve(REPO_ROOT, 'apps/cli/dist/main.js');
 
 /** A free loopback port (bound and released at once). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((ok) => server.close(() => ok()));
-  return port;
-}
+export const freePort = freeLoopbackPort;
 
 /**
  * The API with the built web app, on http://127.0.0.1:{port} with PUBLIC_URL set to exactly that.

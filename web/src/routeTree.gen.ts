@@ -13,21 +13,27 @@ import { Route as SiteRouteImport } from './routes/_site'
 import { Route as SiteIndexRouteImport } from './routes/_site/index'
 import { Route as SiteAboutRouteImport } from './routes/_site/about'
 import { Route as SiteEmbedRouteImport } from './routes/_site/embed'
+import { Route as SiteForgotPasswordRouteImport } from './routes/_site/forgot-password'
 import { Route as SiteIosRouteImport } from './routes/_site/ios'
 import { Route as SitePrivacyRouteImport } from './routes/_site/privacy'
+import { Route as SiteResetPasswordRouteImport } from './routes/_site/reset-password'
 import { Route as SiteSigninRouteImport } from './routes/_site/signin'
 import { Route as SiteStudioRouteImport } from './routes/_site/studio'
-import { Route as SiteTestMediaSessionRouteImport } from './routes/_site/test-media-session'
 import { Route as SiteTutorialRouteImport } from './routes/_site/tutorial'
+import { Route as SiteVerifyEmailRouteImport } from './routes/_site/verify-email'
 import { Route as SiteUsernameIndexRouteImport } from './routes/_site/$username/index'
 import { Route as SiteUsernameStationSlugRouteImport } from './routes/_site/$username/$stationSlug'
 import { Route as SiteBlogIndexRouteImport } from './routes/_site/blog/index'
 import { Route as SiteBlogSlugRouteImport } from './routes/_site/blog/$slug'
+import { Route as SiteSettingsAccountRouteImport } from './routes/_site/settings/account'
 import { Route as SiteSettingsDomainsRouteImport } from './routes/_site/settings/domains'
 import { Route as SiteStationStationIdRouteImport } from './routes/_site/station/$stationId'
 import { Route as SiteTutorialsIndexRouteImport } from './routes/_site/tutorials/index'
 import { Route as SiteTutorialsSlugRouteImport } from './routes/_site/tutorials/$slug'
 import { Route as EmbedUsernameStationSlugRouteImport } from './routes/embed/$username/$stationSlug'
+import { Route as SiteStudioStationIdStatsRouteImport } from './routes/_site/studio_/$stationId/stats'
+import { Route as SiteStudioStationIdWebhooksRouteImport } from './routes/_site/studio_/$stationId/webhooks'
+import { Route as SiteUsernameStationSlugReplaysRecordingIdRouteImport } from './routes/_site/$username/$stationSlug_/replays/$recordingId'
 
 const SiteRoute = SiteRouteImport.update({
   id: '/_site',
@@ -48,6 +54,11 @@ const SiteEmbedRoute = SiteEmbedRouteImport.update({
   path: '/embed',
   getParentRoute: () => SiteRoute,
 } as any)
+const SiteForgotPasswordRoute = SiteForgotPasswordRouteImport.update({
+  id: '/forgot-password',
+  path: '/forgot-password',
+  getParentRoute: () => SiteRoute,
+} as any)
 const SiteIosRoute = SiteIosRouteImport.update({
   id: '/ios',
   path: '/ios',
@@ -56,6 +67,11 @@ const SiteIosRoute = SiteIosRouteImport.update({
 const SitePrivacyRoute = SitePrivacyRouteImport.update({
   id: '/privacy',
   path: '/privacy',
+  getParentRoute: () => SiteRoute,
+} as any)
+const SiteResetPasswordRoute = SiteResetPasswordRouteImport.update({
+  id: '/reset-password',
+  path: '/reset-password',
   getParentRoute: () => SiteRoute,
 } as any)
 const SiteSigninRoute = SiteSigninRouteImport.update({
@@ -68,14 +84,14 @@ const SiteStudioRoute = SiteStudioRouteImport.update({
   path: '/studio',
   getParentRoute: () => SiteRoute,
 } as any)
-const SiteTestMediaSessionRoute = SiteTestMediaSessionRouteImport.update({
-  id: '/test-media-session',
-  path: '/test-media-session',
-  getParentRoute: () => SiteRoute,
-} as any)
 const SiteTutorialRoute = SiteTutorialRouteImport.update({
   id: '/tutorial',
   path: '/tutorial',
+  getParentRoute: () => SiteRoute,
+} as any)
+const SiteVerifyEmailRoute = SiteVerifyEmailRouteImport.update({
+  id: '/verify-email',
+  path: '/verify-email',
   getParentRoute: () => SiteRoute,
 } as any)
 const SiteUsernameIndexRoute = SiteUsernameIndexRouteImport.update({
@@ -96,6 +112,11 @@ const SiteBlogIndexRoute = SiteBlogIndexRouteImport.update({
 const SiteBlogSlugRoute = SiteBlogSlugRouteImport.update({
   id: '/blog/$slug',
   path: '/blog/$slug',
+  getParentRoute: () => SiteRoute,
+} as any)
+const SiteSettingsAccountRoute = SiteSettingsAccountRouteImport.update({
+  id: '/settings/account',
+  path: '/settings/account',
   getParentRoute: () => SiteRoute,
 } as any)
 const SiteSettingsDomainsRoute = SiteSettingsDomainsRouteImport.update({
@@ -124,19 +145,40 @@ const EmbedUsernameStationSlugRoute =
     path: '/embed/$username/$stationSlug',
     getParentRoute: () => rootRouteImport,
   } as any)
+const SiteStudioStationIdStatsRoute =
+  SiteStudioStationIdStatsRouteImport.update({
+    id: '/studio_/$stationId/stats',
+    path: '/studio/$stationId/stats',
+    getParentRoute: () => SiteRoute,
+  } as any)
+const SiteStudioStationIdWebhooksRoute =
+  SiteStudioStationIdWebhooksRouteImport.update({
+    id: '/studio_/$stationId/webhooks',
+    path: '/studio/$stationId/webhooks',
+    getParentRoute: () => SiteRoute,
+  } as any)
+const SiteUsernameStationSlugReplaysRecordingIdRoute =
+  SiteUsernameStationSlugReplaysRecordingIdRouteImport.update({
+    id: '/$username/$stationSlug_/replays/$recordingId',
+    path: '/$username/$stationSlug/replays/$recordingId',
+    getParentRoute: () => SiteRoute,
+  } as any)
 
 export interface FileRoutesByFullPath {
   '/': typeof SiteIndexRoute
   '/about': typeof SiteAboutRoute
   '/embed': typeof SiteEmbedRoute
+  '/forgot-password': typeof SiteForgotPasswordRoute
   '/ios': typeof SiteIosRoute
   '/privacy': typeof SitePrivacyRoute
+  '/reset-password': typeof SiteResetPasswordRoute
   '/signin': typeof SiteSigninRoute
   '/studio': typeof SiteStudioRoute
-  '/test-media-session': typeof SiteTestMediaSessionRoute
   '/tutorial': typeof SiteTutorialRoute
+  '/verify-email': typeof SiteVerifyEmailRoute
   '/$username/$stationSlug': typeof SiteUsernameStationSlugRoute
   '/blog/$slug': typeof SiteBlogSlugRoute
+  '/settings/account': typeof SiteSettingsAccountRoute
   '/settings/domains': typeof SiteSettingsDomainsRoute
   '/station/$stationId': typeof SiteStationStationIdRoute
   '/tutorials/$slug': typeof SiteTutorialsSlugRoute
@@ -144,19 +186,25 @@ export interface FileRoutesByFullPath {
   '/$username/': typeof SiteUsernameIndexRoute
   '/blog/': typeof SiteBlogIndexRoute
   '/tutorials/': typeof SiteTutorialsIndexRoute
+  '/studio/$stationId/stats': typeof SiteStudioStationIdStatsRoute
+  '/studio/$stationId/webhooks': typeof SiteStudioStationIdWebhooksRoute
+  '/$username/$stationSlug/replays/$recordingId': typeof SiteUsernameStationSlugReplaysRecordingIdRoute
 }
 export interface FileRoutesByTo {
   '/about': typeof SiteAboutRoute
   '/embed': typeof SiteEmbedRoute
+  '/forgot-password': typeof SiteForgotPasswordRoute
   '/ios': typeof SiteIosRoute
   '/privacy': typeof SitePrivacyRoute
+  '/reset-password': typeof SiteResetPasswordRoute
   '/signin': typeof SiteSigninRoute
   '/studio': typeof SiteStudioRoute
-  '/test-media-session': typeof SiteTestMediaSessionRoute
   '/tutorial': typeof SiteTutorialRoute
+  '/verify-email': typeof SiteVerifyEmailRoute
   '/': typeof SiteIndexRoute
   '/$username/$stationSlug': typeof SiteUsernameStationSlugRoute
   '/blog/$slug': typeof SiteBlogSlugRoute
+  '/settings/account': typeof SiteSettingsAccountRoute
   '/settings/domains': typeof SiteSettingsDomainsRoute
   '/station/$stationId': typeof SiteStationStationIdRoute
   '/tutorials/$slug': typeof SiteTutorialsSlugRoute
@@ -164,21 +212,27 @@ export interface FileRoutesByTo {
   '/$username': typeof SiteUsernameIndexRoute
   '/blog': typeof SiteBlogIndexRoute
   '/tutorials': typeof SiteTutorialsIndexRoute
+  '/studio/$stationId/stats': typeof SiteStudioStationIdStatsRoute
+  '/studio/$stationId/webhooks': typeof SiteStudioStationIdWebhooksRoute
+  '/$username/$stationSlug/replays/$recordingId': typeof SiteUsernameStationSlugReplaysRecordingIdRoute
 }
 export interface FileRoutesById {
   __root__: typeof rootRouteImport
   '/_site': typeof SiteRouteWithChildren
   '/_site/about': typeof SiteAboutRoute
   '/_site/embed': typeof SiteEmbedRoute
+  '/_site/forgot-password': typeof SiteForgotPasswordRoute
   '/_site/ios': typeof SiteIosRoute
   '/_site/privacy': typeof SitePrivacyRoute
+  '/_site/reset-password': typeof SiteResetPasswordRoute
   '/_site/signin': typeof SiteSigninRoute
   '/_site/studio': typeof SiteStudioRoute
-  '/_site/test-media-session': typeof SiteTestMediaSessionRoute
   '/_site/tutorial': typeof SiteTutorialRoute
+  '/_site/verify-email': typeof SiteVerifyEmailRoute
   '/_site/': typeof SiteIndexRoute
   '/_site/$username/$stationSlug': typeof SiteUsernameStationSlugRoute
   '/_site/blog/$slug': typeof SiteBlogSlugRoute
+  '/_site/settings/account': typeof SiteSettingsAccountRoute
   '/_site/settings/domains': typeof SiteSettingsDomainsRoute
   '/_site/station/$stationId': typeof SiteStationStationIdRoute
   '/_site/tutorials/$slug': typeof SiteTutorialsSlugRoute
@@ -186,6 +240,9 @@ export interface FileRoutesById {
   '/_site/$username/': typeof SiteUsernameIndexRoute
   '/_site/blog/': typeof SiteBlogIndexRoute
   '/_site/tutorials/': typeof SiteTutorialsIndexRoute
+  '/_site/studio_/$stationId/stats': typeof SiteStudioStationIdStatsRoute
+  '/_site/studio_/$stationId/webhooks': typeof SiteStudioStationIdWebhooksRoute
+  '/_site/$username/$stationSlug_/replays/$recordingId': typeof SiteUsernameStationSlugReplaysRecordingIdRoute
 }
 export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
@@ -193,14 +250,17 @@ export interface FileRouteTypes {
     | '/'
     | '/about'
     | '/embed'
+    | '/forgot-password'
     | '/ios'
     | '/privacy'
+    | '/reset-password'
     | '/signin'
     | '/studio'
-    | '/test-media-session'
     | '/tutorial'
+    | '/verify-email'
     | '/$username/$stationSlug'
     | '/blog/$slug'
+    | '/settings/account'
     | '/settings/domains'
     | '/station/$stationId'
     | '/tutorials/$slug'
@@ -208,19 +268,25 @@ export interface FileRouteTypes {
     | '/$username/'
     | '/blog/'
     | '/tutorials/'
+    | '/studio/$stationId/stats'
+    | '/studio/$stationId/webhooks'
+    | '/$username/$stationSlug/replays/$recordingId'
   fileRoutesByTo: FileRoutesByTo
   to:
     | '/about'
     | '/embed'
+    | '/forgot-password'
     | '/ios'
     | '/privacy'
+    | '/reset-password'
     | '/signin'
     | '/studio'
-    | '/test-media-session'
     | '/tutorial'
+    | '/verify-email'
     | '/'
     | '/$username/$stationSlug'
     | '/blog/$slug'
+    | '/settings/account'
     | '/settings/domains'
     | '/station/$stationId'
     | '/tutorials/$slug'
@@ -228,20 +294,26 @@ export interface FileRouteTypes {
     | '/$username'
     | '/blog'
     | '/tutorials'
+    | '/studio/$stationId/stats'
+    | '/studio/$stationId/webhooks'
+    | '/$username/$stationSlug/replays/$recordingId'
   id:
     | '__root__'
     | '/_site'
     | '/_site/about'
     | '/_site/embed'
+    | '/_site/forgot-password'
     | '/_site/ios'
     | '/_site/privacy'
+    | '/_site/reset-password'
     | '/_site/signin'
     | '/_site/studio'
-    | '/_site/test-media-session'
     | '/_site/tutorial'
+    | '/_site/verify-email'
     | '/_site/'
     | '/_site/$username/$stationSlug'
     | '/_site/blog/$slug'
+    | '/_site/settings/account'
     | '/_site/settings/domains'
     | '/_site/station/$stationId'
     | '/_site/tutorials/$slug'
@@ -249,6 +321,9 @@ export interface FileRouteTypes {
     | '/_site/$username/'
     | '/_site/blog/'
     | '/_site/tutorials/'
+    | '/_site/studio_/$stationId/stats'
+    | '/_site/studio_/$stationId/webhooks'
+    | '/_site/$username/$stationSlug_/replays/$recordingId'
   fileRoutesById: FileRoutesById
 }
 export interface RootRouteChildren {
@@ -286,6 +361,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof SiteEmbedRouteImport
       parentRoute: typeof SiteRoute
     }
+    '/_site/forgot-password': {
+      id: '/_site/forgot-password'
+      path: '/forgot-password'
+      fullPath: '/forgot-password'
+      preLoaderRoute: typeof SiteForgotPasswordRouteImport
+      parentRoute: typeof SiteRoute
+    }
     '/_site/ios': {
       id: '/_site/ios'
       path: '/ios'
@@ -298,6 +380,13 @@ declare module '@tanstack/react-router' {
       path: '/privacy'
       fullPath: '/privacy'
       preLoaderRoute: typeof SitePrivacyRouteImport
+      parentRoute: typeof SiteRoute
+    }
+    '/_site/reset-password': {
+      id: '/_site/reset-password'
+      path: '/reset-password'
+      fullPath: '/reset-password'
+      preLoaderRoute: typeof SiteResetPasswordRouteImport
       parentRoute: typeof SiteRoute
     }
     '/_site/signin': {
@@ -314,18 +403,18 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof SiteStudioRouteImport
       parentRoute: typeof SiteRoute
     }
-    '/_site/test-media-session': {
-      id: '/_site/test-media-session'
-      path: '/test-media-session'
-      fullPath: '/test-media-session'
-      preLoaderRoute: typeof SiteTestMediaSessionRouteImport
-      parentRoute: typeof SiteRoute
-    }
     '/_site/tutorial': {
       id: '/_site/tutorial'
       path: '/tutorial'
       fullPath: '/tutorial'
       preLoaderRoute: typeof SiteTutorialRouteImport
+      parentRoute: typeof SiteRoute
+    }
+    '/_site/verify-email': {
+      id: '/_site/verify-email'
+      path: '/verify-email'
+      fullPath: '/verify-email'
+      preLoaderRoute: typeof SiteVerifyEmailRouteImport
       parentRoute: typeof SiteRoute
     }
     '/_site/$username/': {
@@ -354,6 +443,13 @@ declare module '@tanstack/react-router' {
       path: '/blog/$slug'
       fullPath: '/blog/$slug'
       preLoaderRoute: typeof SiteBlogSlugRouteImport
+      parentRoute: typeof SiteRoute
+    }
+    '/_site/settings/account': {
+      id: '/_site/settings/account'
+      path: '/settings/account'
+      fullPath: '/settings/account'
+      preLoaderRoute: typeof SiteSettingsAccountRouteImport
       parentRoute: typeof SiteRoute
     }
     '/_site/settings/domains': {
@@ -391,47 +487,81 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof EmbedUsernameStationSlugRouteImport
       parentRoute: typeof rootRouteImport
     }
+    '/_site/studio_/$stationId/stats': {
+      id: '/_site/studio_/$stationId/stats'
+      path: '/studio/$stationId/stats'
+      fullPath: '/studio/$stationId/stats'
+      preLoaderRoute: typeof SiteStudioStationIdStatsRouteImport
+      parentRoute: typeof SiteRoute
+    }
+    '/_site/studio_/$stationId/webhooks': {
+      id: '/_site/studio_/$stationId/webhooks'
+      path: '/studio/$stationId/webhooks'
+      fullPath: '/studio/$stationId/webhooks'
+      preLoaderRoute: typeof SiteStudioStationIdWebhooksRouteImport
+      parentRoute: typeof SiteRoute
+    }
+    '/_site/$username/$stationSlug_/replays/$recordingId': {
+      id: '/_site/$username/$stationSlug_/replays/$recordingId'
+      path: '/$username/$stationSlug/replays/$recordingId'
+      fullPath: '/$username/$stationSlug/replays/$recordingId'
+      preLoaderRoute: typeof SiteUsernameStationSlugReplaysRecordingIdRouteImport
+      parentRoute: typeof SiteRoute
+    }
   }
 }
 
 interface SiteRouteChildren {
   SiteAboutRoute: typeof SiteAboutRoute
   SiteEmbedRoute: typeof SiteEmbedRoute
+  SiteForgotPasswordRoute: typeof SiteForgotPasswordRoute
   SiteIosRoute: typeof SiteIosRoute
   SitePrivacyRoute: typeof SitePrivacyRoute
+  SiteResetPasswordRoute: typeof SiteResetPasswordRoute
   SiteSigninRoute: typeof SiteSigninRoute
   SiteStudioRoute: typeof SiteStudioRoute
-  SiteTestMediaSessionRoute: typeof SiteTestMediaSessionRoute
   SiteTutorialRoute: typeof SiteTutorialRoute
+  SiteVerifyEmailRoute: typeof SiteVerifyEmailRoute
   SiteIndexRoute: typeof SiteIndexRoute
   SiteUsernameStationSlugRoute: typeof SiteUsernameStationSlugRoute
   SiteBlogSlugRoute: typeof SiteBlogSlugRoute
+  SiteSettingsAccountRoute: typeof SiteSettingsAccountRoute
   SiteSettingsDomainsRoute: typeof SiteSettingsDomainsRoute
   SiteStationStationIdRoute: typeof SiteStationStationIdRoute
   SiteTutorialsSlugRoute: typeof SiteTutorialsSlugRoute
   SiteUsernameIndexRoute: typeof SiteUsernameIndexRoute
   SiteBlogIndexRoute: typeof SiteBlogIndexRoute
   SiteTutorialsIndexRoute: typeof SiteTutorialsIndexRoute
+  SiteStudioStationIdStatsRoute: typeof SiteStudioStationIdStatsRoute
+  SiteStudioStationIdWebhooksRoute: typeof SiteStudioStationIdWebhooksRoute
+  SiteUsernameStationSlugReplaysRecordingIdRoute: typeof SiteUsernameStationSlugReplaysRecordingIdRoute
 }
 
 const SiteRouteChildren: SiteRouteChildren = {
   SiteAboutRoute: SiteAboutRoute,
   SiteEmbedRoute: SiteEmbedRoute,
+  SiteForgotPasswordRoute: SiteForgotPasswordRoute,
   SiteIosRoute: SiteIosRoute,
   SitePrivacyRoute: SitePrivacyRoute,
+  SiteResetPasswordRoute: SiteResetPasswordRoute,
   SiteSigninRoute: SiteSigninRoute,
   SiteStudioRoute: SiteStudioRoute,
-  SiteTestMediaSessionRoute: SiteTestMediaSessionRoute,
   SiteTutorialRoute: SiteTutorialRoute,
+  SiteVerifyEmailRoute: SiteVerifyEmailRoute,
   SiteIndexRoute: SiteIndexRoute,
   SiteUsernameStationSlugRoute: SiteUsernameStationSlugRoute,
   SiteBlogSlugRoute: SiteBlogSlugRoute,
+  SiteSettingsAccountRoute: SiteSettingsAccountRoute,
   SiteSettingsDomainsRoute: SiteSettingsDomainsRoute,
   SiteStationStationIdRoute: SiteStationStationIdRoute,
   SiteTutorialsSlugRoute: SiteTutorialsSlugRoute,
   SiteUsernameIndexRoute: SiteUsernameIndexRoute,
   SiteBlogIndexRoute: SiteBlogIndexRoute,
   SiteTutorialsIndexRoute: SiteTutorialsIndexRoute,
+  SiteStudioStationIdStatsRoute: SiteStudioStationIdStatsRoute,
+  SiteStudioStationIdWebhooksRoute: SiteStudioStationIdWebhooksRoute,
+  SiteUsernameStationSlugReplaysRecordingIdRoute:
+    SiteUsernameStationSlugReplaysRecordingIdRoute,
 }
 
 const SiteRouteWithChildren = SiteRoute._addFileChildren(SiteRouteChildren)

@@ -1,5 +1,9 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { LoggerModule } from 'nestjs-pino';
+import type { Logger } from 'pino';
 import { AuthModule } from './auth/auth.module.js';
+import { loggerModuleParams } from './common/logger.js';
 import { ContentModule } from './content/content.module.js';
 import type { AppConfig } from './config/config.js';
 import { ConfigModule } from './config/config.module.js';
@@ -7,18 +11,35 @@ import { DatabaseModule } from './database/database.module.js';
 import { EventsModule } from './events/events.module.js';
 import { HealthModule } from './health/health.module.js';
 import { MediaModule } from './media/media.module.js';
+import { RateLimitModule } from './rate-limit/rate-limit.module.js';
+import { RedisModule } from './redis/redis.module.js';
 import { WebModule } from './web/web.module.js';
 import { DomainsModule } from './domains/domains.module.js';
 import { RealtimeModule } from './realtime/realtime.module.js';
 import { StationsModule } from './stations/stations.module.js';
+import { StreamKeysModule } from './radio/stream-keys.module.js';
+import { RadioModule } from './radio/radio.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
+import { StatsModule } from './stats/stats.module.js';
+import { ImagesModule } from './images/images.module.js';
+import { RecordingsModule } from './recordings/recordings.module.js';
+import { RelaysModule } from './relays/relays.module.js';
+import { DemoModule } from './demo/demo.module.js';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /**
+   * `redis`: the connected client when `REDIS_URL` is set (see `connectRedis`); `logger`: the
+   * process's pino logger (see `createPino`).
+   */
+  static forRoot(config: AppConfig, redis: Redis | null, logger: Logger): DynamicModule {
     return {
       module: AppModule,
       imports: [
+        LoggerModule.forRoot(loggerModuleParams(logger)),
         ConfigModule.forRoot(config),
+        RedisModule.forRoot(redis),
+        RateLimitModule,
         DatabaseModule,
         EventsModule,
         HealthModule,
@@ -27,6 +48,14 @@ export class AppModule {
         DomainsModule,
         RealtimeModule,
         MediaModule,
+        StreamKeysModule,
+        RadioModule,
+        WebhooksModule,
+        StatsModule,
+        ImagesModule,
+        RecordingsModule,
+        RelaysModule,
+        DemoModule,
         // sitemap.xml, robots.txt, the blog feed: before the web app's catch-all.
         ContentModule,
         // Last: its catch-all GET serves the web app.

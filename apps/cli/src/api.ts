@@ -1,9 +1,9 @@
 /** HTTP client for the Radio Broadcaster API and the WHIP/WHEP endpoints. */
-import type {
-  ErrorBody,
+import {
   JoinStationResponse,
-  SignInResponse,
-  Station,
+  type ErrorBody,
+  type SignInResponse,
+  type Station,
 } from '@radiobroadcaster/contracts';
 
 export const DEFAULT_SERVER = 'http://127.0.0.1:3000';
@@ -185,8 +185,11 @@ export class ApiClient {
   refreshStationToken(stationId: string): Promise<{ token: string; expiresAt: string }> {
     return this.postJson('/api/stations/token/refresh', { stationId });
   }
-  joinStationAsReceiver(stationId: string): Promise<JoinStationResponse> {
-    return this.postJson<JoinStationResponse>('/api/joinStationAsReceiver', { stationId });
+  async joinStationAsReceiver(stationId: string): Promise<JoinStationResponse> {
+    // Checked: a server of another version fails here with a clear reason, not later in WebRTC.
+    return JoinStationResponse.parse(
+      await this.postJson<unknown>('/api/joinStationAsReceiver', { stationId }),
+    );
   }
   whipUrl(stationId: string): string {
     return this.url(`/whip/${encodeURIComponent(stationId)}`);

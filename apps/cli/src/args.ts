@@ -6,6 +6,12 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** The CLI's version (apps/cli/package.json; a test keeps them equal). */
+export const CLI_VERSION = '0.1.0';
+
+/** Exit codes: 0 done, 1 the command failed, 2 the command line was wrong, 130 interrupted twice. */
+export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
+
 export const USAGE = `Usage: radio-broadcaster <command> [options]
 
 Commands:
@@ -19,6 +25,9 @@ Common options:
   --duration SECONDS      stop after this long (default: until Ctrl-C; load: 30)
   --json                  print a final JSON summary line on stdout
   -h, --help              this help
+  -v, --version           print the version
+
+Exit codes: 0 done, 1 the command failed, 2 wrong command line, 130 stopped by a second Ctrl-C.
 
 broadcast:
   --email E --password P  sign in and get a station token ($RB_EMAIL, $RB_PASSWORD)
@@ -86,7 +95,8 @@ export interface LoadArgs extends Common {
   publisherLog?: string;
 }
 
-export type CliArgs = BroadcastArgs | ListenArgs | LoadArgs | { command: 'help' };
+export type CliArgs =
+  BroadcastArgs | ListenArgs | LoadArgs | { command: 'help' } | { command: 'version' };
 
 const common = {
   server: { type: 'string' },
@@ -178,6 +188,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const [command, ...rest] = argv;
   if (!command || command === '-h' || command === '--help' || command === 'help')
     return { command: 'help' };
+  if (command === '-v' || command === '--version' || command === 'version')
+    return { command: 'version' };
   if (!(command in options))
     throw new UsageError(`unknown command "${command}" (expected broadcast, listen or load)`);
   const cmd = command as keyof typeof options;

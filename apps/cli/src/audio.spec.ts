@@ -2,8 +2,14 @@ import { describe, it, expect } from '@jest/globals';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OggError, parseOggPages, readOggOpus, writeOggOpus, oggCrc32 } from './ogg.js';
-import { OpusDecoder, goertzelPower, opusPacketSamples } from './opus.js';
+import {
+  OggError,
+  parseOggPages,
+  readOggOpus,
+  writeOggOpus,
+  oggCrc32,
+} from '@radiobroadcaster/audio';
+import { OpusDecoder, goertzelPower, opusPacketSamples } from '@radiobroadcaster/audio';
 import { OggOpusSource, ToneSource, WavSource, openFileSource, paceSource } from './sources.js';
 import { WavError, parseWav, toStereo48k, writeWav } from './wav.js';
 

@@ -1,5 +1,8 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, it, expect } from '@jest/globals';
-import { UsageError, parseCli } from './args.js';
+import { CLI_VERSION, UsageError, parseCli } from './args.js';
 import { runCli, type CliIO } from './cli.js';
 import { matchPackets, parsePacketLog, percentile, summarize } from './stats.js';
 
@@ -118,9 +121,9 @@ describe('argument parsing', () => {
     expect(parseCli(['load', '--help'], {})).toEqual({ command: 'help' });
   });
 
-  it('runCli prints the error and exits with 1 on bad arguments', async () => {
+  it('runCli prints the error and exits with 2 on bad arguments', async () => {
     const t = io();
-    expect(await runCli(['load', '--station', 'a/b'], t.io)).toBe(1);
+    expect(await runCli(['load', '--station', 'a/b'], t.io)).toBe(2);
     expect(t.text()).toMatch(
       /^radio-broadcaster: load needs --listeners N\nRun "radio-broadcaster --help"/,
     );
@@ -162,5 +165,36 @@ describe('stats', () => {
     expect(
       parsePacketLog('{"seq":1,"t":2,"sha1":"aa"}\n{"seq":2,"t":3,"hex":"00"}\n{"seq":3,"t"'),
     ).toHaveLength(2);
+  });
+});
+
+describe('the radio-broadcaster binary', () => {
+  const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+  const run = (args: string[]) =>
+    spawnSync(process.execPath, [main, ...args], { encoding: 'utf8', timeout: 20_000 });
+
+  it('prints its version (the package version) with --version or -v, and exits with 0', () => {
+    const pkg = JSON.parse(
+      readFileSync(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8'),
+    ) as { version: string };
+    expect(CLI_VERSION).toBe(pkg.version);
+    for (const flag of ['--version', '-v']) {
+      const r = run([flag]);
+      expect({ status: r.status, stdout: r.stdout }).toEqual({
+        status: 0,
+        stdout: `radio-broadcaster ${pkg.version}\n`,
+      });
+    }
+  });
+
+  it('exits with 2 on a usage error (and 0 for --help)', () => {
+    for (const args of [['nonsense'], ['listen'], ['load', '--station', 'a/b', '--bogus']]) {
+      const r = run(args);
+      expect({ args, status: r.status }).toEqual({ args, status: 2 });
+      expect(r.stderr).toMatch(/Run "radio-broadcaster --help" for usage/);
+    }
+    const help = run(['--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/Exit codes: 0 done, 1 the command failed, 2 wrong command line/);
   });
 });

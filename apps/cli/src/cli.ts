@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import type { Station } from '@radiobroadcaster/contracts';
 import { ApiClient, ApiError, NetworkError } from './api.js';
 import {
+  CLI_VERSION,
+  EXIT,
   USAGE,
   UsageError,
   parseCli,
@@ -51,19 +53,23 @@ export async function runCli(argv: string[], io: CliIO = defaultIO()): Promise<n
       io.stderr.write(
         `radio-broadcaster: ${e.message}\nRun "radio-broadcaster --help" for usage.\n`,
       );
-      return 1;
+      return EXIT.usage;
     }
     throw e;
   }
   if (args.command === 'help') {
     io.stdout.write(USAGE);
-    return 0;
+    return EXIT.ok;
+  }
+  if (args.command === 'version') {
+    io.stdout.write(`radio-broadcaster ${CLI_VERSION}\n`);
+    return EXIT.ok;
   }
   const stop = new AbortController();
   const onSignal = () => {
     if (stop.signal.aborted) {
       io.stderr.write('\nforced exit\n');
-      process.exit(130);
+      process.exit(EXIT.interrupted);
     }
     io.stderr.write('\nstopping…\n');
     stop.abort();
@@ -81,7 +87,7 @@ export async function runCli(argv: string[], io: CliIO = defaultIO()): Promise<n
     io.stderr.write(
       `radio-broadcaster: ${describeError(e, 'station' in args ? args.station : undefined)}\n`,
     );
-    return 1;
+    return EXIT.failed;
   } finally {
     if (io.handleSignals) {
       process.off('SIGINT', onSignal);
@@ -371,6 +377,15 @@ export interface LoadSummary {
   jitterMs: ReturnType<typeof summarize>;
   /** Listeners that connected but never got a packet. */
   silent: number;
+  /** All listeners together: packets expected, missing at the end, asked for again (NACK), recovered. */
+  recovery: {
+    expected: number;
+    lost: number;
+    nacked: number;
+    recovered: number;
+    recoveredLate: number;
+    duplicates: number;
+  };
   latency?: ReturnType<typeof latencySummary>;
 }
 
@@ -480,6 +495,14 @@ async function load(args: LoadArgs, io: CliIO, signal: AbortSignal): Promise<num
       connectMs: summarize(ok.map((s) => s.connectMs!)),
       jitterMs: summarize(ok.filter((s) => s.packetsReceived > 1).map((s) => s.jitterMs)),
       silent: ok.filter((s) => s.packetsReceived === 0).length,
+      recovery: {
+        expected: ok.reduce((a, s) => a + s.packetsExpected, 0),
+        lost: ok.reduce((a, s) => a + s.packetsLost, 0),
+        nacked: ok.reduce((a, s) => a + s.nacked, 0),
+        recovered: ok.reduce((a, s) => a + s.recovered, 0),
+        recoveredLate: ok.reduce((a, s) => a + s.recoveredLate, 0),
+        duplicates: ok.reduce((a, s) => a + s.duplicates, 0),
+      },
       // Read at the end: the broadcaster keeps appending to its record while we listen.
       latency: latencySummary(readPublisherLog(args.publisherLog), received),
     };

@@ -2,8 +2,11 @@
 import { RTCPeerConnection, RTCRtpCodecParameters } from 'werift';
 import type { IceServer } from '@radiobroadcaster/contracts';
 import '@radiobroadcaster/sfu/werift-patches';
+import { postSdpOffer } from './api.js';
 
-export const OPUS_FMTP = 'stereo=1;sprop-stereo=1;maxaveragebitrate=128000';
+/** In-band FEC both ways (we encode it, and ask for it), stereo, up to 128 kbit/s. */
+export const OPUS_FMTP =
+  'minptime=10;useinbandfec=1;stereo=1;sprop-stereo=1;maxaveragebitrate=128000';
 export const OPUS_PAYLOAD_TYPE = 111;
 
 export interface PeerOptions {
@@ -15,7 +18,10 @@ export interface PeerOptions {
   icePortRange?: [number, number];
 }
 
-/** Opus only (48 kHz, 2 channels, stereo, 128 kbit/s allowed). */
+/**
+ * Opus only (48 kHz, 2 channels, stereo, 128 kbit/s allowed, in-band FEC), with NACK: a publisher
+ * resends what the SFU asks for from werift's send history, a listener asks for what it lost.
+ */
 export function opusCodec(): RTCRtpCodecParameters {
   return new RTCRtpCodecParameters({
     mimeType: 'audio/opus',
@@ -23,6 +29,7 @@ export function opusCodec(): RTCRtpCodecParameters {
     channels: 2,
     payloadType: OPUS_PAYLOAD_TYPE,
     parameters: OPUS_FMTP,
+    rtcpFeedback: [{ type: 'nack' }],
   });
 }
 
@@ -98,4 +105,40 @@ export async function waitConnected(pc: RTCPeerConnection, timeoutMs: number): P
     'WebRTC connection',
     (s) => (s === 'failed' || s === 'closed' ? `connection ${s}` : undefined),
   );
+}
+
+/**
+ * WHIP/WHEP negotiation: our complete offer POSTed to `url`, the answer applied, then "connected".
+ * `onAnswer` gets the session's Location as soon as it exists, so a failure after it can still
+ * DELETE the session.
+ */
+export async function negotiateOverHttp(
+  pc: RTCPeerConnection,
+  url: string,
+  token: string | undefined,
+  connectTimeoutMs: number,
+  onAnswer: (location: string) => void,
+): Promise<void> {
+  const { answer, location } = await postSdpOffer(url, await createCompleteOffer(pc), token);
+  onAnswer(location);
+  await pc.setRemoteDescription({ type: 'answer', sdp: answer });
+  await waitConnected(pc, connectTimeoutMs);
+}
+
+/**
+ * Calls `onLost` when the connection fails or closes, including when the server ends the session
+ * (its DTLS close_notify: werift's connection state does not show that, only the DTLS transport's).
+ */
+export function onConnectionLost(
+  pc: RTCPeerConnection,
+  onLost: (state: 'failed' | 'closed') => void,
+): void {
+  pc.connectionStateChange.subscribe((s) => {
+    if (s === 'failed' || s === 'closed') onLost(s);
+  });
+  for (const t of pc.getTransceivers()) {
+    t.dtlsTransport.onStateChange.subscribe((s) => {
+      if (s === 'closed' && pc.connectionState !== 'closed') onLost('closed');
+    });
+  }
 }

@@ -143,7 +143,11 @@ describe('radio-broadcaster against the real API and SFU', () => {
 
   beforeAll(async () => {
     t = await startTestApp({
-      env: { RATE_LIMIT_JOIN_PER_MINUTE: '1000', SFU_SHARDS: '0', PUBLISHER_GRACE_MS: '1500' },
+      env: {
+        RATE_LIMIT_JOIN_PER_MINUTE: '1000',
+        SFU_SHARDS: '0',
+        PUBLISHER_GRACE_MS: '1500',
+      },
     });
     (t.app.getHttpServer() as Server).on('request', (req: IncomingMessage, res: ServerResponse) => {
       res.on('finish', () =>

@@ -1,8 +1,8 @@
 /** Opus frame sources: a generated tone, an Ogg/Opus file, a WAV file; and a real-time pacer. */
 import { readFileSync } from 'node:fs';
 import { nowMs } from './clock.js';
-import { readOggOpus } from './ogg.js';
-import { FRAME_SAMPLES, OPUS_RATE, OpusEncoder, opusPacketSamples } from './opus.js';
+import { readOggOpus } from '@radiobroadcaster/audio';
+import { FRAME_SAMPLES, OPUS_RATE, OpusEncoder, opusPacketSamples } from '@radiobroadcaster/audio';
 import { parseWav, toStereo48k } from './wav.js';
 
 export interface OpusFrame {

@@ -1,8 +1,10 @@
 /** WHEP listener on werift: joins a station, receives its Opus RTP, measures it. */
-import type { RtpPacket, RTCPeerConnection } from 'werift';
-import { ApiClient, deleteSession, postSdpOffer } from './api.js';
+import { GenericNack, RtcpTransportLayerFeedback, type RtpPacket } from 'werift';
+import { NackRequester } from '@radiobroadcaster/sfu/nack';
+import { ApiClient, deleteSession } from './api.js';
 import { nowMs } from './clock.js';
-import { createCompleteOffer, createPeer, waitConnected, type PeerOptions } from './peer.js';
+import { HttpSession } from './http-session.js';
+import { createPeer, negotiateOverHttp, onConnectionLost, type PeerOptions } from './peer.js';
 
 export type ListenerState = 'new' | 'joining' | 'connecting' | 'connected' | 'stopped' | 'failed';
 
@@ -30,6 +32,8 @@ export interface WhepListenerOptions extends PeerOptions {
   connectTimeoutMs?: number;
   /** Use the ICE servers from the join answer (default false: loopback/host only, `iceServers` option). */
   useJoinIceServers?: boolean;
+  /** Ask the SFU for lost packets (RFC 4585 generic NACK). Default true. */
+  nack?: boolean;
 }
 
 export interface ListenerStats {
@@ -49,39 +53,37 @@ export interface ListenerStats {
   connectMs?: number;
   /** ms from the start of the join to the first audio packet. */
   firstPacketMs?: number;
+  /** Packets asked for again (NACK), those that came, and those that came > 250 ms after the gap. */
+  nacked: number;
+  recovered: number;
+  recoveredLate: number;
+  /** Packets that arrived twice (a resend crossing the original); not counted as received again. */
+  duplicates: number;
   error?: string;
 }
 
-export class WhepListener {
-  state: ListenerState = 'new';
+export class WhepListener extends HttpSession<ListenerState> {
   packetsReceived = 0;
   bytesReceived = 0;
   joinMs?: number;
-  connectMs?: number;
   firstPacketMs?: number;
-  error?: string;
-  location?: string;
-  private token?: string;
-  private pc?: RTCPeerConnection;
   private startedAt = 0;
   private baseSeq?: number;
   private highestExt = 0; // extended highest sequence number
   private transit?: number;
   private jitter = 0; // in 48 kHz samples
   private firstPacketWaiters: (() => void)[] = [];
-  private stopping?: Promise<void>;
   private stopRequested = false;
+  private nack: NackRequester | null = null;
+  /** The last 1,024 extended sequence numbers received, by seq mod 1,024 (duplicate detection). */
+  private readonly seen = new Float64Array(1024).fill(-1);
+  private duplicates = 0;
 
   constructor(private readonly opts: WhepListenerOptions) {
+    super(opts.onState);
     if (!opts.whepUrl && !(opts.api && opts.stationId)) {
       throw new RangeError('WhepListener needs either whepUrl or api + stationId');
     }
-  }
-
-  private setState(state: ListenerState, detail?: string): void {
-    if (this.state === state) return;
-    this.state = state;
-    this.opts.onState?.(state, detail);
   }
 
   /** Joins and connects; resolves once the connection is up (audio may follow a moment later). */
@@ -104,39 +106,50 @@ export class WhepListener {
       this.setState('connecting');
       const pc = createPeer({ ...this.opts, iceServers });
       this.pc = pc;
-      pc.addTransceiver('audio', { direction: 'recvonly' });
+      const t = pc.addTransceiver('audio', { direction: 'recvonly' });
+      if (this.opts.nack ?? true) {
+        let ssrc = 0;
+        this.nack = new NackRequester((lost) => {
+          if (!ssrc) return;
+          const feedback = new GenericNack({
+            senderSsrc: t.receiver.rtcpSsrc,
+            mediaSourceSsrc: ssrc,
+            lost,
+          });
+          t.receiver.dtlsTransport
+            .sendRtcp([new RtcpTransportLayerFeedback({ feedback })])
+            .catch(() => undefined);
+        });
+        pc.onTrack.subscribe((track) => {
+          track.onReceiveRtp.subscribe((rtp) => {
+            ssrc = rtp.header.ssrc;
+            this.nack?.push(rtp.header.sequenceNumber);
+          });
+        });
+      }
       pc.onTrack.subscribe((track) => {
         track.onReceiveRtp.subscribe((rtp) => this.onRtp(rtp));
       });
-      const offer = await createCompleteOffer(pc);
-      const { answer, location } = await postSdpOffer(whepUrl, offer, this.token);
-      this.location = location;
-      this.joinMs ??= nowMs() - this.startedAt;
-      await pc.setRemoteDescription({ type: 'answer', sdp: answer });
-      await waitConnected(pc, this.opts.connectTimeoutMs ?? 15000);
+      await negotiateOverHttp(pc, whepUrl, this.token, this.opts.connectTimeoutMs ?? 15000, (l) => {
+        this.location = l;
+        this.joinMs ??= nowMs() - this.startedAt;
+      });
       this.connectMs = nowMs() - this.startedAt;
-      pc.connectionStateChange.subscribe((s) => {
-        if (
-          (s === 'failed' || s === 'closed') &&
-          this.state === 'connected' &&
-          !this.stopRequested
-        ) {
-          this.error = `connection ${s}`;
-          this.setState('failed', this.error);
-        }
+      onConnectionLost(pc, (s) => {
+        if (this.state !== 'connected' || this.stopRequested) return;
+        this.error = `connection ${s}`;
+        this.setState('failed', this.error);
       });
       this.setState('connected');
     } catch (e) {
-      this.error = e instanceof Error ? e.message : String(e);
-      this.setState('failed', this.error);
-      await this.teardown();
-      throw e;
+      await this.failedStart(e);
     }
   }
 
   private onRtp(rtp: RtpPacket): void {
     const receivedAt = nowMs();
     const { sequenceNumber: seq, timestamp } = rtp.header;
+    let ext = seq;
     if (this.baseSeq === undefined) {
       this.baseSeq = seq;
       this.highestExt = seq;
@@ -145,11 +158,17 @@ export class WhepListener {
     } else {
       // Extend to 32 bits: pick the candidate closest to the highest seen.
       const cycle = this.highestExt & ~0xffff;
-      let ext = cycle | seq;
+      ext = cycle | seq;
       if (ext - this.highestExt > 0x8000) ext -= 0x10000;
       else if (this.highestExt - ext > 0x8000) ext += 0x10000;
       if (ext > this.highestExt) this.highestExt = ext;
     }
+    if (this.seen[ext & 1023] === ext) {
+      // a resend that crossed the original (or a network duplicate): nothing new
+      this.duplicates++;
+      return;
+    }
+    this.seen[ext & 1023] = ext;
     this.packetsReceived++;
     this.bytesReceived += rtp.payload.length;
     // RFC 3550 §6.4.1 interarrival jitter, in timestamp units (48 kHz).
@@ -200,33 +219,20 @@ export class WhepListener {
       joinMs: this.joinMs,
       connectMs: this.connectMs,
       firstPacketMs: this.firstPacketMs,
+      nacked: this.nack?.requested ?? 0,
+      recovered: this.nack?.recovered ?? 0,
+      recoveredLate: this.nack?.recoveredLate ?? 0,
+      duplicates: this.duplicates,
       error: this.error,
     };
   }
 
-  /** Leaves: DELETE the WHEP session and close the connection. */
-  stop(): Promise<void> {
-    this.stopping ??= this.doStop();
-    return this.stopping;
-  }
-
-  private async doStop(): Promise<void> {
-    const failed = this.state === 'failed';
+  protected async doStop(): Promise<void> {
     this.stopRequested = true;
-    try {
-      if (this.location) await deleteSession(this.location, this.token);
-    } catch (e) {
-      this.error ??= `DELETE ${this.location}: ${e instanceof Error ? e.message : String(e)}`;
-    } finally {
-      this.location = undefined;
-      await this.teardown();
-      if (!failed) this.setState('stopped');
-    }
-  }
-
-  private async teardown(): Promise<void> {
-    const pc = this.pc;
-    this.pc = undefined;
-    if (pc) await pc.close().catch(() => undefined);
+    this.nack?.close();
+    await this.endSession(
+      (location) => deleteSession(location, this.token),
+      this.state === 'failed',
+    );
   }
 }

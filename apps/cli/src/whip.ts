@@ -1,9 +1,10 @@
 /** WHIP (RFC 9725) publisher on werift: one sendonly Opus track paced in real time. */
 import { randomInt } from 'node:crypto';
-import { RtpHeader, RtpPacket, type RTCPeerConnection, type RTCRtpSender } from 'werift';
-import { ApiError, deleteSession, postSdpOffer } from './api.js';
+import { RtpHeader, RtpPacket, type RTCRtpSender } from 'werift';
+import { ApiError, deleteSession } from './api.js';
 import { nowMs } from './clock.js';
-import { createCompleteOffer, createPeer, waitConnected, type PeerOptions } from './peer.js';
+import { HttpSession } from './http-session.js';
+import { createPeer, negotiateOverHttp, onConnectionLost, type PeerOptions } from './peer.js';
 import { paceSource, type OpusSource } from './sources.js';
 
 export type PublisherState = 'new' | 'connecting' | 'connected' | 'stopping' | 'stopped' | 'failed';
@@ -51,32 +52,20 @@ export interface PublisherStats {
   error?: string;
 }
 
-export class WhipPublisher {
-  state: PublisherState = 'new';
+export class WhipPublisher extends HttpSession<PublisherState> {
   packetsSent = 0;
   bytesSent = 0;
-  location?: string;
-  connectMs?: number;
-  error?: string;
-  private pc?: RTCPeerConnection;
   private sender?: RTCRtpSender;
-  private token?: string;
   private readonly abort = new AbortController();
   private pacing?: Promise<number>;
-  private stopping?: Promise<void>;
   private seq: number;
   private readonly ts0: number;
 
   constructor(private readonly opts: WhipPublisherOptions) {
+    super(opts.onState);
     this.token = opts.token;
     this.seq = opts.initialSequenceNumber ?? randomInt(0, 0x8000);
     this.ts0 = opts.initialTimestamp ?? randomInt(0, 0x7fffffff);
-  }
-
-  private setState(state: PublisherState, detail?: string): void {
-    if (this.state === state) return;
-    this.state = state;
-    this.opts.onState?.(state, detail);
   }
 
   get stats(): PublisherStats {
@@ -100,22 +89,18 @@ export class WhipPublisher {
       this.pc = pc;
       const transceiver = pc.addTransceiver('audio', { direction: 'sendonly' });
       this.sender = transceiver.sender;
-      const offer = await createCompleteOffer(pc);
-      const { answer, location } = await postSdpOffer(this.opts.whipUrl, offer, this.token);
-      this.location = location;
-      await pc.setRemoteDescription({ type: 'answer', sdp: answer });
-      await waitConnected(pc, this.opts.connectTimeoutMs ?? 15000);
+      await negotiateOverHttp(
+        pc,
+        this.opts.whipUrl,
+        this.token,
+        this.opts.connectTimeoutMs ?? 15000,
+        (l) => (this.location = l),
+      );
       this.connectMs = nowMs() - t0;
-      pc.connectionStateChange.subscribe((s) => {
-        if ((s === 'failed' || s === 'closed') && this.state === 'connected')
-          this.fail(`connection ${s}`);
-      });
+      onConnectionLost(pc, (s) => this.state === 'connected' && this.fail(`connection ${s}`));
       this.setState('connected');
     } catch (e) {
-      this.error = e instanceof Error ? e.message : String(e);
-      this.setState('failed', this.error);
-      await this.teardown();
-      throw e;
+      await this.failedStart(e);
     }
     this.pacing = paceSource(
       this.opts.source,
@@ -171,41 +156,24 @@ export class WhipPublisher {
   }
 
   /** Stops sending, DELETEs the WHIP session (refreshing the token once on 401), closes the connection. */
-  stop(): Promise<void> {
-    this.stopping ??= this.doStop();
-    return this.stopping;
-  }
-
-  private async doStop(): Promise<void> {
+  protected async doStop(): Promise<void> {
     const failed = this.state === 'failed';
     if (!failed) this.setState('stopping');
     this.abort.abort();
     if (this.pacing) await this.pacing.catch(() => undefined);
-    try {
-      if (this.location) {
-        try {
-          await deleteSession(this.location, this.token);
-        } catch (e) {
-          if (e instanceof ApiError && e.status === 401 && this.opts.refreshToken) {
-            this.token = await this.opts.refreshToken();
-            await deleteSession(this.location, this.token);
-          } else throw e;
-        }
+    await this.endSession(async (location) => {
+      try {
+        await deleteSession(location, this.token);
+      } catch (e) {
+        if (!(e instanceof ApiError && e.status === 401 && this.opts.refreshToken)) throw e;
+        this.token = await this.opts.refreshToken();
+        await deleteSession(location, this.token);
       }
-    } catch (e) {
-      // The session may already be gone (server restarted, publisher failed): report, don't throw.
-      this.error ??= `DELETE ${this.location}: ${e instanceof Error ? e.message : String(e)}`;
-    } finally {
-      this.location = undefined;
-      await this.teardown();
-      if (!failed) this.setState('stopped');
-    }
+    }, failed);
   }
 
-  private async teardown(): Promise<void> {
+  protected override async teardown(): Promise<void> {
     this.opts.source.close();
-    const pc = this.pc;
-    this.pc = undefined;
-    if (pc) await pc.close().catch(() => undefined);
+    await super.teardown();
   }
 }

@@ -1,9 +1,8 @@
 export * from './media-engine.js';
-export {
-  createWeriftEngine,
-  resolveShardWorker,
-  type WeriftEngineInternals,
-} from './werift-engine.js';
+export { createWeriftEngine, type WeriftEngineInternals } from './werift/werift-engine.js';
+export { resolveShardWorker } from './werift/shard-handles.js';
 export { MAX_SDP_BYTES, OPUS_FMTP, validateOffer, mungeAnswer } from './sdp.js';
-export * from './node/protocol.js';
-export { SfuNodeClient, NodeUnreachableError, NodeCallError } from './node/client.js';
+export { ClusterEngine, type ClusterEngineOptions } from './cluster/cluster-engine.js';
+export { mediaKeys, type MediaKeys } from './protocol/keys.js';
+export * from './protocol/schemas.js';
+export { SfuNodeClient, NodeUnreachableError, NodeCallError } from './protocol/client.js';

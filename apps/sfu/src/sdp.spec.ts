@@ -55,12 +55,35 @@ describe('validateOffer', () => {
       'listener',
     ],
     [
+      'two audio sections',
+      base('m=audio 9 UDP/TLS/RTP/SAVPF 111') +
+        'm=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=mid:1\r\na=recvonly\r\na=rtpmap:111 opus/48000/2\r\n',
+      'listener',
+    ],
+    [
+      'hundreds of sections',
+      base('m=audio 9 UDP/TLS/RTP/SAVPF 111') +
+        Array.from(
+          { length: 300 },
+          (_, i) => `m=video 9 UDP/TLS/RTP/SAVPF 96\r\na=mid:v${i}\r\n`,
+        ).join(''),
+      'listener',
+    ],
+    [
       'no fingerprint',
       base('m=audio 9 UDP/TLS/RTP/SAVPF 111').replace(/a=fingerprint.*\r\n/, ''),
       'listener',
     ],
   ])('rejects %s', (_name, sdp, role) => {
     expect(() => validateOffer(sdp, role as 'publisher' | 'listener')).toThrow(SdpError);
+  });
+
+  test('accepts one audio section beside one video and one data section (players that offer video)', () => {
+    const offer =
+      base('m=audio 9 UDP/TLS/RTP/SAVPF 111', 'a=recvonly') +
+      'm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=mid:1\r\na=recvonly\r\na=rtpmap:96 VP8/90000\r\n' +
+      'm=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:2\r\n';
+    expect(validateOffer(offer, 'listener')).toContain('m=video');
   });
 });
 

@@ -34,7 +34,7 @@ function splitSections(sdp: string): { session: string[]; media: MediaSection[] 
 
 /**
  * Checks an offer before werift sees it. Throws SdpError with a human readable reason.
- * werift throws (or worse, leaves half-built state) on many malformed inputs (notes, trap 9).
+ * werift throws (or worse, leaves half-built state) on many malformed inputs, which could end the process.
  */
 export function validateOffer(offerSdp: unknown, role: OfferRole): string {
   if (typeof offerSdp !== 'string') throw new SdpError('SDP offer must be a string');
@@ -50,6 +50,13 @@ export function validateOffer(offerSdp: unknown, role: OfferRole): string {
   if (!session.some((l) => l.startsWith('o='))) throw new SdpError('malformed SDP: no o= line');
   for (const line of [...session, ...media.flatMap((m) => m.lines)]) {
     if (!/^[a-z]=/.test(line)) throw new SdpError(`malformed SDP line: ${line.slice(0, 40)}`);
+  }
+  const kinds = new Map<string, number>();
+  for (const m of media) kinds.set(m.kind, (kinds.get(m.kind) ?? 0) + 1);
+  for (const [kind, n] of kinds) {
+    // One audio section is all we use; a player may add one video or data section it won't get.
+    // Hundreds of sections cost a socket-free but CPU-heavy answer each (a cheap denial of service).
+    if (n > 1) throw new SdpError(`SDP offer has ${n} ${kind} sections; at most one is accepted`);
   }
   const audio = media.filter((m) => m.kind === 'audio' && m.port !== 0);
   if (audio.length === 0) throw new SdpError('SDP offer has no audio section');

@@ -2,9 +2,17 @@
  * werift peers for tests and the benchmark: a publisher that sends crafted Opus-like RTP whose payload
  * encodes its packet index, and listeners that verify every payload byte.
  */
-import { MediaStreamTrack, RtpHeader, RtpPacket, type RTCPeerConnection } from 'werift';
+import {
+  GenericNack,
+  MediaStreamTrack,
+  RtcpTransportLayerFeedback,
+  RtpHeader,
+  RtpPacket,
+  type RTCPeerConnection,
+} from 'werift';
 import type { MediaEngine } from './media-engine.js';
-import { createPeer } from './werift-config.js';
+import { NackRequester } from './nack.js';
+import { createPeer } from './werift/werift-config.js';
 
 export const TEST_PAYLOAD_BYTES = 160;
 
@@ -33,6 +41,47 @@ export function waitFor(cond: () => boolean, timeoutMs: number, what = 'conditio
     };
     tick();
   });
+}
+
+interface IceConnectionInternals {
+  send(data: Buffer): Promise<void>;
+  onData: { execute(data: Buffer): void };
+}
+
+/**
+ * A lossy network on one side of a peer: the RTP packets whose sequence number `drop` picks are lost,
+ * the first time each is sent ('out') or arrives ('in'); a retransmission of the same packet passes.
+ * The drop happens on the wire side of werift (encrypted SRTP; the RTP header is in the clear).
+ */
+export function loseRtp(
+  pc: RTCPeerConnection,
+  direction: 'in' | 'out',
+  drop: (seq: number) => boolean,
+): { lost: number[] } {
+  const t = pc.getTransceivers()[0]!;
+  const conn = (t.dtlsTransport.iceTransport as unknown as { connection: IceConnectionInternals })
+    .connection;
+  const out = { lost: [] as number[] };
+  const seen = new Set<number>();
+  const pick = (buf: Buffer) => {
+    // RTP version 2 with our payload type 111 (RTCP's packet types 200-206 never match)
+    if (buf.length < 12 || buf[0]! >> 6 !== 2 || (buf[1]! & 0x7f) !== 111) return false;
+    const seq = buf.readUInt16BE(2);
+    if (seen.has(seq) || !drop(seq)) return false;
+    seen.add(seq);
+    out.lost.push(seq);
+    return true;
+  };
+  if (direction === 'out') {
+    const send = conn.send.bind(conn);
+    conn.send = (data: Buffer) => (pick(data) ? Promise.resolve() : send(data));
+  } else {
+    const execute = conn.onData.execute.bind(conn.onData);
+    conn.onData.execute = (data: Buffer) => {
+      if (!pick(data)) execute(data);
+    };
+  }
+  return out;
 }
 
 export interface TestPublisher {
@@ -104,7 +153,7 @@ export interface TestListener {
 export async function createTestListener(
   engine: Pick<MediaEngine, 'addListener'>,
   stationId: string,
-  opts: { srtp?: 'gcm' | 'cm' } = {},
+  opts: { srtp?: 'gcm' | 'cm'; nack?: boolean } = {},
 ): Promise<TestListener> {
   const pc = createPeer({ iceServers: [] });
   const t = pc.addTransceiver('audio', { direction: 'recvonly' });
@@ -124,8 +173,25 @@ export async function createTestListener(
     payloadTypes: new Set(),
     close: () => pc.close(),
   };
+  // RFC 4585 NACKs for what did not arrive, as the CLI's WHEP listener sends them
+  const nack = opts.nack
+    ? new NackRequester((lost) => {
+        const feedback = new GenericNack({
+          senderSsrc: t.receiver.rtcpSsrc,
+          mediaSourceSsrc: nackSsrc,
+          lost,
+        });
+        void t.receiver.dtlsTransport
+          .sendRtcp([new RtcpTransportLayerFeedback({ feedback })])
+          .catch(() => undefined);
+      })
+    : null;
+  let nackSsrc = 0;
+  pc.connectionStateChange.subscribe((s) => (s === 'closed' ? nack?.close() : undefined));
   t.onTrack.subscribe((track) => {
     track.onReceiveRtp.subscribe((rtp) => {
+      nackSsrc = rtp.header.ssrc;
+      nack?.push(rtp.header.sequenceNumber);
       const idx = checkTestPayload(rtp.payload);
       if (idx === null) l.corrupt++;
       else {

@@ -1,6 +1,6 @@
 /**
- * Error tags returned as `{ error: TAG, message }`. The first four come from the spec's
- * toast table (§8); the rest are ours.
+ * Error tags returned as `{ error: TAG, message }`. The first four have toasts of their own in
+ * the web app and the player; the rest are shown with their message.
  */
 export const ErrorTag = {
   StationNotFound: 'StationNotFoundError',

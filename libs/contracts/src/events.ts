@@ -14,8 +14,20 @@ export interface EventMap {
   'station.live': StationStateEvent;
   'station.offline': StationStateEvent;
   'station.ended': StationStateEvent;
+  /** The publisher dropped; listeners stay connected for the grace period, waiting for it. */
+  'station.reconnecting': StationStateEvent;
+  /** The owner deleted the station: its listeners are told it is gone. */
+  'station.deleted': { stationId: string; broadcasterId: string };
   'station.nowPlaying': { stationId: string; nowPlaying: NowPlaying | null };
   'station.listeners': { stationId: string; viewerCount: number };
+  /** HTTP stream listeners of a station on one API node (`node`); presence adds them up. */
+  'station.httpListeners': { stationId: string; node: string; count: number };
+  /** The owner rotated the stream key: sources that authenticated with the old one are cut off. */
+  'station.streamKeyRotated': { stationId: string };
+  /** The broadcaster's name or username changed: every station of theirs shows it. */
+  'user.updated': { userId: string };
+  /** The account and, by cascade, all its stations are gone. */
+  'user.deleted': { userId: string };
 }
 export type EventName = keyof EventMap;
 
@@ -24,5 +36,7 @@ export const SOCKET_EVENTS = {
   join: 'station:join',
   leave: 'station:leave',
   update: 'station:update',
+  /** `{ id }`: the station was deleted. */
+  deleted: 'station:deleted',
 } as const;
 export const stationRoom = (stationId: string) => `station:${stationId}`;

@@ -5,10 +5,40 @@ import { StationId } from './station.js';
 export const JoinStationRequest = z.strictObject({ stationId: StationId });
 export type JoinStationRequest = z.infer<typeof JoinStationRequest>;
 
-export interface IceServer {
-  urls: string | string[];
-  username?: string;
-  credential?: string;
+/** An RTCIceServer as browsers take it (STUN, or TURN with its credentials). */
+export const IceServer = z.object({
+  urls: z.union([z.string(), z.array(z.string())]),
+  username: z.string().optional(),
+  credential: z.string().optional(),
+});
+export type IceServer = z.infer<typeof IceServer>;
+
+/** One `<uri>; param; param=token; param="quoted"` value of a `Link` header (RFC 8288). */
+const LINK_VALUE = /<([^>]*)>((?:\s*;\s*[^\s;,=]+(?:\s*=\s*(?:"(?:[^"\\]|\\.)*"|[^\s;,"]*))?)*)/g;
+const LINK_PARAM = /;\s*([^\s;,=]+)(?:\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;,"]*)))?/g;
+
+/**
+ * The ICE servers a WHIP/WHEP answer offers (RFC 9725): its `Link` values with `rel="ice-server"`,
+ * `username` and `credential` as given (quoted or not). Other links, and URLs other than
+ * `stun:`, `turn:` and `turns:`, are left out. `header` is the field as `fetch` reads it (several
+ * `Link` headers joined by ", "), or null.
+ */
+export function iceServersFromLinks(header: string | null): IceServer[] {
+  const servers: IceServer[] = [];
+  for (const [, url, params] of (header ?? '').matchAll(LINK_VALUE)) {
+    const values = new Map<string, string>();
+    for (const [, key, quoted, token] of params!.matchAll(LINK_PARAM)) {
+      const name = key!.toLowerCase();
+      if (!values.has(name)) values.set(name, quoted?.replace(/\\(.)/g, '$1') ?? token ?? '');
+    }
+    const rels = (values.get('rel') ?? '').toLowerCase().split(/\s+/);
+    if (!rels.includes('ice-server') || !/^(stun|turns?):/i.test(url!.trim())) continue;
+    const server: IceServer = { urls: url!.trim() };
+    if (values.has('username')) server.username = values.get('username');
+    if (values.has('credential')) server.credential = values.get('credential');
+    servers.push(server);
+  }
+  return servers;
 }
 
 /**
@@ -16,13 +46,14 @@ export interface IceServer {
  * (Content-Type application/sdp, `Authorization: Bearer {token}`), get 201 + the answer and a
  * `Location` to DELETE when leaving.
  */
-export interface JoinStationResponse {
-  stationId: string;
-  whepUrl: string;
-  token: string;
-  expiresAt: string;
-  iceServers: IceServer[];
-}
+export const JoinStationResponse = z.object({
+  stationId: StationId,
+  whepUrl: z.string().url(),
+  token: z.string().min(1),
+  expiresAt: z.string().datetime(),
+  iceServers: z.array(IceServer),
+});
+export type JoinStationResponse = z.infer<typeof JoinStationResponse>;
 
 /** `POST /api/stations/token/refresh`. */
 export const TokenRefreshRequest = z.strictObject({ stationId: StationId });

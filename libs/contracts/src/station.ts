@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { LIMITS } from './constants.js';
+import { multiLineText, optionalLineText, singleLineText } from './text.js';
 
-export const StationStatus = z.enum(['live', 'offline', 'ended']);
+/**
+ * `live`: on air. `reconnecting`: the publisher dropped and may come back within the grace period;
+ * listeners stay connected. `offline`: not on air. `ended`: the owner ended the last broadcast.
+ */
+export const StationStatus = z.enum(['live', 'reconnecting', 'offline', 'ended']);
 export type StationStatus = z.infer<typeof StationStatus>;
 
 export const NowPlaying = z.object({
@@ -11,57 +16,71 @@ export const NowPlaying = z.object({
 });
 export type NowPlaying = z.infer<typeof NowPlaying>;
 
-/** The station as every API response carries it (spec §3): exactly these fields. */
+/** The station as every API response carries it: exactly these fields, for the web app and third-party players alike. */
 export const Station = z.object({
   id: z.string().uuid(),
   name: z.string(),
   slug: z.string(),
   description: z.string(),
   broadcasterId: z.string().uuid(),
-  broadcaster: z.object({ id: z.string().uuid(), username: z.string(), name: z.string() }),
+  broadcaster: z.object({
+    id: z.string().uuid(),
+    username: z.string(),
+    name: z.string(),
+    /** The broadcaster's picture, or null. */
+    avatarUrl: z.string().nullable(),
+  }),
   isActive: z.boolean(),
   status: StationStatus,
   viewerCount: z.number().int().nonnegative(),
   nowPlaying: NowPlaying.nullable(),
   createdAt: z.string(),
   lastActiveAt: z.string().nullable(),
+  /** Square cover art (800×800 WebP), or null. */
+  coverUrl: z.string().nullable(),
+  /** When the station is on, in the owner's words ('' when not set). */
+  schedule: z.string(),
 });
 export type Station = z.infer<typeof Station>;
 
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
-const trimmed = (max: number) => z.string().trim().min(1).max(max);
+const trimmed = singleLineText;
 
-export const StationId = z.string().uuid({ message: 'must be a UUID' });
+export const StationId = z.string().uuid({ message: 'This is not a valid station id.' });
+
+/** The rules for a station's name, address and description: the studio and the API use these. */
+export const StationName = trimmed(LIMITS.stationNameMax);
+export const StationSlug = z
+  .string()
+  .trim()
+  .min(1)
+  .max(LIMITS.stationSlugMax)
+  .regex(SLUG_PATTERN, 'Use lowercase letters, digits and single dashes, like night-owls.');
+export const StationDescription = multiLineText(LIMITS.descriptionMax);
+export const StationSchedule = multiLineText(LIMITS.scheduleMax);
 
 export const CreateStationRequest = z.strictObject({
-  name: trimmed(LIMITS.stationNameMax),
-  slug: z
-    .string()
-    .max(LIMITS.stationSlugMax)
-    .regex(SLUG_PATTERN, 'lowercase letters, digits and single dashes only')
-    .optional(),
-  description: z.string().trim().max(LIMITS.descriptionMax).optional(),
+  name: StationName,
+  slug: StationSlug.optional(),
+  description: StationDescription.optional(),
 });
 export type CreateStationRequest = z.infer<typeof CreateStationRequest>;
 
 export const UpdateStationRequest = z.strictObject({
   stationId: StationId,
-  name: trimmed(LIMITS.stationNameMax).optional(),
-  slug: z
-    .string()
-    .max(LIMITS.stationSlugMax)
-    .regex(SLUG_PATTERN, 'lowercase letters, digits and single dashes only')
-    .optional(),
-  description: z.string().trim().max(LIMITS.descriptionMax).optional(),
+  name: StationName.optional(),
+  slug: StationSlug.optional(),
+  description: StationDescription.optional(),
+  schedule: StationSchedule.optional(),
 });
 export type UpdateStationRequest = z.infer<typeof UpdateStationRequest>;
 
 export const NowPlayingRequest = z.strictObject({
   stationId: StationId,
   track: trimmed(LIMITS.nowPlayingFieldMax),
-  artist: z.string().trim().max(LIMITS.nowPlayingFieldMax).optional(),
-  album: z.string().trim().max(LIMITS.nowPlayingFieldMax).optional(),
+  artist: optionalLineText(LIMITS.nowPlayingFieldMax).optional(),
+  album: optionalLineText(LIMITS.nowPlayingFieldMax).optional(),
 });
 export type NowPlayingRequest = z.infer<typeof NowPlayingRequest>;
 
@@ -79,7 +98,12 @@ export const DiscoverResponse = z.object({ stations: z.array(Station) });
 export type DiscoverResponse = z.infer<typeof DiscoverResponse>;
 
 export const UserStationsResponse = z.object({
-  user: z.object({ id: z.string(), username: z.string(), name: z.string() }),
+  user: z.object({
+    id: z.string(),
+    username: z.string(),
+    name: z.string(),
+    avatarUrl: z.string().nullable(),
+  }),
   stations: z.array(Station),
 });
 export type UserStationsResponse = z.infer<typeof UserStationsResponse>;

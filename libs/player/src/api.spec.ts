@@ -17,7 +17,7 @@ function mockFetch(response: () => Response | Promise<Response>) {
 }
 
 describe('ApiError', () => {
-  it("reads the tag and builds the spec's message from a failed response", async () => {
+  it("reads the tag and builds the site's message from a failed response", async () => {
     const body = JSON.stringify({ error: 'DOMAIN_NOT_ALLOWED', message: 'no' });
     const e = await ApiError.fromResponse(
       new Response(body, { status: 403, statusText: 'Forbidden' }),

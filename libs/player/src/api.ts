@@ -1,7 +1,7 @@
 import { trimBase } from './attributes.js';
 import type { JoinStationResponse, Station, StationLocator } from './types.js';
 
-/** Error tags the player acts on (spec §8 and ours). */
+/** Error tags the player acts on: each changes what it shows or whether it retries. */
 export const PlayerErrorTag = {
   StationNotFound: 'StationNotFoundError',
   StationNotActive: 'STATION_NOT_ACTIVE',
@@ -13,7 +13,7 @@ export const PlayerErrorTag = {
 } as const;
 
 /**
- * A failed call. `message` follows the spec: 'API call failed: {status} {statusText} - {body text}';
+ * A failed call. `message` reads 'API call failed: {status} {statusText} - {body text}', as in the web app;
  * `tag` is the body's `error` field when there is one, NETWORK_ERROR when the request never got an answer.
  */
 export class ApiError extends Error {

@@ -1,6 +1,6 @@
 import type { StationRef } from './types.js';
 
-/** One path segment of a station address: lowercase letters, digits, '-' and '_' (spec usernames and slugs). */
+/** One path segment of a station address: lowercase letters, digits, '-' and '_' (what usernames and slugs are made of). */
 const SEGMENT = /^[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?$/;
 const SEGMENT_MAX = 64;
 
@@ -28,7 +28,7 @@ function isSegment(s: string): boolean {
 
 export type Theme = 'light' | 'dark';
 
-/** Spec §5: the theme is light or dark; anything else (including absent) is dark. */
+/** The theme is light or dark; anything else (including absent) is dark, the documented default. */
 export function normalizeTheme(value: string | null | undefined): Theme {
   return typeof value === 'string' && value.trim().toLowerCase() === 'light' ? 'light' : 'dark';
 }

@@ -14,13 +14,20 @@ function makeStation(overrides: Partial<Station> = {}): Station {
     slug: 'night-radio',
     description: '',
     broadcasterId: '00000000-0000-4000-8000-0000000000aa',
-    broadcaster: { id: '00000000-0000-4000-8000-0000000000aa', username: 'alice', name: 'Alice' },
+    broadcaster: {
+      id: '00000000-0000-4000-8000-0000000000aa',
+      username: 'alice',
+      name: 'Alice',
+      avatarUrl: null,
+    },
     isActive: true,
     status: 'live',
     viewerCount: 3,
     nowPlaying: { track: 'Song', artist: 'Band', album: 'Record' },
     createdAt: '2026-01-01T00:00:00.000Z',
     lastActiveAt: '2026-01-01T00:00:00.000Z',
+    coverUrl: null,
+    schedule: '',
     ...overrides,
   };
 }

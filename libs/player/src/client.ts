@@ -6,7 +6,7 @@ import { Emitter } from './emitter.js';
 import type { JoinStationResponse, PlayerState, Station, StationLocator } from './types.js';
 import { type ReceiverSession, type SessionState, connectWhep, hasWebRtc } from './whep.js';
 
-/** Spec §9: station detail polling. */
+/** Station detail polling, as the station page does: status and counts stay current without sockets. */
 export const STATION_POLL_MS = 2000;
 
 /** The network side of listening; swapped for a fake in tests. */
@@ -55,6 +55,13 @@ export interface ListeningClientOptions {
   disconnectGraceMs?: number;
   /** Gives up on a session that has not connected after this long. */
   connectTimeoutMs?: number;
+  /**
+   * When WebRTC has not connected after this long (UDP blocked, no TURN), play the station's HTTP
+   * stream through `audio` instead: `/listen/{username}/{slug}.ogg` if the browser plays Ogg/Opus
+   * (`canPlayType`), else `.mp3` if it plays MP3. The next reconnect tries WebRTC first again.
+   * Default 5000; 0 turns it off.
+   */
+  httpFallbackMs?: number;
   random?: () => number;
 }
 
@@ -73,7 +80,20 @@ export interface ListeningClientEvents {
   track: MediaStreamTrack | null;
   /** A reconnect is scheduled after `delayMs`. */
   reconnect: { attempt: number; delayMs: number; reason: string };
+  /** How the audio arrives now: 'webrtc', or 'http' after the fallback. */
+  transport: ListeningTransportKind;
 }
+
+export type ListeningTransportKind = 'webrtc' | 'http';
+
+/**
+ * The HTTP stream's containers, best first, each with the type `canPlayType` is asked about:
+ * Ogg/Opus (the publisher's packets as they are), else MP3 (Safari before Opus in `<audio>`).
+ */
+export const HTTP_STREAM_CONTAINERS = [
+  { extension: 'ogg', type: 'audio/ogg; codecs="opus"' },
+  { extension: 'mp3', type: 'audio/mpeg' },
+] as const;
 
 /**
  * Listens to one station: loads and polls its detail, joins, negotiates WHEP, plays, reconnects with
@@ -97,6 +117,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
       | 'stallTimeoutMs'
       | 'disconnectGraceMs'
       | 'connectTimeoutMs'
+      | 'httpFallbackMs'
       | 'random'
     >
   >;
@@ -128,17 +149,25 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
   private watchTimer: ReturnType<typeof setInterval> | undefined;
   private disconnectTimer: ReturnType<typeof setTimeout> | undefined;
   private connectTimer: ReturnType<typeof setTimeout> | undefined;
+  private fallbackTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly audio: HTMLMediaElement | null;
+  private readonly apiBase: string;
+  /** The HTTP stream playing after a fallback, and how to stop it. */
+  private http: { stop: () => void } | null = null;
 
   constructor(options: ListeningClientOptions = {}) {
     super();
     this.transport = options.transport ?? httpTransport(options.apiBase ?? '');
     this.sink = options.audio ? mediaElementSink(options.audio) : (options.sink ?? null);
+    this.audio = options.audio ?? null;
+    this.apiBase = (options.apiBase ?? '').replace(/\/+$/, '');
     this.opts = {
       pollIntervalMs: options.pollIntervalMs ?? STATION_POLL_MS,
       backoff: options.backoff ?? DEFAULT_BACKOFF,
       stallTimeoutMs: options.stallTimeoutMs ?? 8000,
       disconnectGraceMs: options.disconnectGraceMs ?? 2000,
       connectTimeoutMs: options.connectTimeoutMs ?? 10000,
+      httpFallbackMs: options.httpFallbackMs ?? 5000,
       random: options.random ?? Math.random,
     };
     if (options.station !== undefined) this.applyLocator(options.station);
@@ -162,6 +191,10 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
   /** True while recovering from a drop (a reconnect is pending or under way). */
   get reconnecting(): boolean {
     return this.attempt > 0 && this._state === 'connecting';
+  }
+  /** True while the audio comes from the HTTP stream (WebRTC could not connect). */
+  get viaHttp(): boolean {
+    return this.http !== null;
   }
   /** True between `play()` and `pause()` (also while waiting for an offline station). */
   get playing(): boolean {
@@ -294,6 +327,8 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     this._station = station;
     this.emit('station', station);
     if (this.halted) return;
+    // The publisher dropped and may come back within the grace period: keep listening.
+    if (station.status === 'reconnecting' && (this.session || this.http)) return;
     if (station.status !== 'live') {
       this.clearRetry();
       this.teardownSession();
@@ -328,6 +363,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
       this.destroyed ||
       this.halted ||
       this.session ||
+      this.http ||
       this.connecting ||
       this.retryTimer !== undefined ||
       this._station?.status !== 'live'
@@ -359,6 +395,11 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
       this.connectTimer = setTimeout(() => {
         if (gen === this.sessionGen && !this.connected) this.reconnect('connect timeout');
       }, this.opts.connectTimeoutMs);
+      if (this.opts.httpFallbackMs > 0 && this.opts.httpFallbackMs < this.opts.connectTimeoutMs) {
+        this.fallbackTimer = setTimeout(() => {
+          if (gen === this.sessionGen && !this.connected) this.fallBackToHttp();
+        }, this.opts.httpFallbackMs);
+      }
       this.startSink(gen);
       // A change that happened before onstatechange was set (ICE connects in a few ms on a LAN).
       if (gen === this.sessionGen && session.state && session.state !== 'connecting') {
@@ -397,6 +438,59 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     );
   }
 
+  /** The station's HTTP stream URL when this browser can play it through `audio`, else null. */
+  private httpStreamUrl(): string | null {
+    const station = this._station;
+    const audio = this.audio;
+    if (!station || !audio || typeof audio.canPlayType !== 'function') return null;
+    const playable = HTTP_STREAM_CONTAINERS.find((c) => audio.canPlayType(c.type) !== '');
+    if (!playable) return null;
+    const user = encodeURIComponent(station.broadcaster.username);
+    return `${this.apiBase}/listen/${user}/${encodeURIComponent(station.slug)}.${playable.extension}`;
+  }
+
+  /** WebRTC did not connect in time: play the HTTP stream until it fails, then try WebRTC again. */
+  private fallBackToHttp(): void {
+    const url = this.httpStreamUrl();
+    const audio = this.audio;
+    if (!url || !audio || !this.wantPlay) return;
+    this.teardownSession();
+    this.sink?.stop();
+    const gen = this.sessionGen;
+    const onFail = () => {
+      if (gen !== this.sessionGen || !this.http) return;
+      this.reconnect('the HTTP stream stopped');
+    };
+    audio.addEventListener('error', onFail);
+    audio.addEventListener('ended', onFail);
+    this.http = {
+      stop: () => {
+        audio.removeEventListener('error', onFail);
+        audio.removeEventListener('ended', onFail);
+        audio.pause();
+        audio.removeAttribute('src');
+        audio.load();
+      },
+    };
+    audio.srcObject = null;
+    audio.src = url;
+    this.emit('transport', 'http');
+    audio.play().then(
+      () => {
+        if (gen !== this.sessionGen) return;
+        this.setState('live', null);
+      },
+      (err: unknown) => {
+        if (gen !== this.sessionGen) return;
+        if (isAutoplayRefusal(err)) {
+          this.wantPlay = false;
+          this.teardownSession();
+          this.setState('blocked', null);
+        } else onFail();
+      },
+    );
+  }
+
   private updateLive(): void {
     if (this.connected && this.sinkStarted && this.wantPlay) this.setState('live', null);
   }
@@ -422,7 +516,9 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
         break;
       case 'failed':
       case 'closed':
-        this.reconnect(s);
+        // Never connected (UDP blocked?): the HTTP stream, when this browser can play it.
+        if (s === 'failed' && !this.connected && this.httpStreamUrl()) this.fallBackToHttp();
+        else this.reconnect(s);
         break;
       case 'connecting':
         break;
@@ -514,7 +610,13 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     clearInterval(this.watchTimer);
     clearTimeout(this.disconnectTimer);
     clearTimeout(this.connectTimer);
-    this.watchTimer = this.disconnectTimer = this.connectTimer = undefined;
+    clearTimeout(this.fallbackTimer);
+    this.watchTimer = this.disconnectTimer = this.connectTimer = this.fallbackTimer = undefined;
+    if (this.http) {
+      this.http.stop();
+      this.http = null;
+      if (!this.destroyed) this.emit('transport', 'webrtc');
+    }
     this.connected = false;
     this.sinkStarted = false;
     const session = this.session;

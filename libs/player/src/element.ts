@@ -59,13 +59,14 @@ export function defaultApiBase(scriptOrigin = SCRIPT_ORIGIN, builtIn = BUILT_IN_
   return scriptOrigin;
 }
 
-/** Spec §8 texts where the spec has one. */
+/** What the player says, in one place (the same words as the site where both show the state). */
 const TEXT = {
   loading: 'Loading station…',
   idleLive: 'Live now. Press play to listen.',
   connecting: 'Connecting…',
   reconnecting: 'Reconnecting…',
   live: 'Playing live',
+  liveHttp: 'Playing (HTTP stream: a live connection was not possible here)',
   offline: 'Station offline',
   offlineWaiting: 'Station offline. Playback starts when it goes live.',
   blocked: 'Click to play',
@@ -272,6 +273,7 @@ export class RadioPlayerElement extends Base {
       this.dispatchEvent(new CustomEvent('statechange', { detail: { state } }));
     });
     client.on('station', () => this.render());
+    client.on('transport', () => this.render());
     client.start();
   }
 
@@ -389,6 +391,7 @@ export class RadioPlayerElement extends Base {
     const state: PlayerState = client?.state ?? 'idle';
     const ref = this.ref;
     const stationLive = station?.status === 'live';
+    const stationReconnecting = station?.status === 'reconnecting';
     const playing = client?.playing ?? false;
 
     for (const s of ['idle', 'connecting', 'live', 'offline', 'error', 'blocked', 'not-allowed']) {
@@ -399,7 +402,19 @@ export class RadioPlayerElement extends Base {
       'aria-label',
       `Radio player: ${station?.name ?? ref?.slug ?? 'no station'}`,
     );
-    setText(p.badgeText, stationLive ? 'Live' : station ? 'Offline' : '…');
+    p.card.classList.toggle('waiting', stationReconnecting);
+    setText(
+      p.badgeText,
+      stationLive
+        ? 'Live'
+        : stationReconnecting
+          ? 'Reconnecting'
+          : station?.status === 'ended'
+            ? 'Ended'
+            : station
+              ? 'Offline'
+              : '…',
+    );
 
     // Station name and link.
     const displayName = station?.name ?? (ref ? `${ref.username}/${ref.slug}` : 'Radio player');
@@ -451,7 +466,11 @@ export class RadioPlayerElement extends Base {
       case 'connecting':
         return client?.reconnecting ? TEXT.reconnecting : TEXT.connecting;
       case 'live':
-        return TEXT.live;
+        return client?.station?.status === 'reconnecting'
+          ? TEXT.reconnecting
+          : client?.viaHttp
+            ? TEXT.liveHttp
+            : TEXT.live;
       case 'offline':
         return client?.playing ? TEXT.offlineWaiting : TEXT.offline;
       case 'blocked':

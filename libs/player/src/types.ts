@@ -3,7 +3,7 @@
  * `types.spec.ts`) but are declared here so the published package has no dependency at all.
  */
 
-export type StationStatus = 'live' | 'offline' | 'ended';
+export type StationStatus = 'live' | 'reconnecting' | 'offline' | 'ended';
 
 export interface NowPlaying {
   track: string;
@@ -18,13 +18,16 @@ export interface Station {
   slug: string;
   description: string;
   broadcasterId: string;
-  broadcaster: { id: string; username: string; name: string };
+  broadcaster: { id: string; username: string; name: string; avatarUrl: string | null };
   isActive: boolean;
   status: StationStatus;
   viewerCount: number;
   nowPlaying: NowPlaying | null;
   createdAt: string;
   lastActiveAt: string | null;
+  /** Square cover art, or null. */
+  coverUrl: string | null;
+  schedule: string;
 }
 
 export interface IceServer {

@@ -69,6 +69,8 @@ export async function connectWhep(
       if (closed) return;
       closed = true;
       pc.oniceconnectionstatechange = null;
+      const dtls = transceiver.receiver.transport;
+      if (dtls) dtls.onstatechange = null;
       pc.close();
       if (location) {
         void fetch(location, {
@@ -109,6 +111,16 @@ export async function connectWhep(
     const answer = await res.text();
     if (options.signal?.aborted) throw abortError();
     await pc.setRemoteDescription({ type: 'answer', sdp: answer });
+    // The server ended the session (DTLS close_notify, e.g. its SFU node is shutting down): ICE would
+    // only notice seconds later, so say 'closed' now and the player joins again at once.
+    const dtls = transceiver.receiver.transport;
+    if (dtls) {
+      dtls.onstatechange = () => {
+        if (dtls.state !== 'closed' || closed) return;
+        state = 'closed';
+        session.onstatechange?.('closed');
+      };
+    }
   } catch (err) {
     session.close();
     if (err instanceof ApiError || (err as { name?: string }).name === 'AbortError') throw err;

@@ -25,6 +25,8 @@ export function ContentBody({ html }: { html: string }) {
         pre.replaceWith(wrap);
         wrap.append(pre);
       }
+      // A long line scrolls sideways: the keyboard must reach it too.
+      pre.tabIndex = 0;
       const button = document.createElement('button');
       button.type = 'button';
       button.className = 'btn btn-sm copy';

@@ -1,8 +1,8 @@
-import { useState } from 'react';
 import { siteOrigin } from '../lib/site';
+import { CopyButton } from './CopyButton';
 import './content.css';
 
-/** The two-line embed code with this site's own origin, and a Copy button. */
+/** The two-line embed code with this site's own origin: wrapped to fit, one button copies both. */
 export function EmbedSnippet({
   station = 'username/station-slug',
   theme = 'dark',
@@ -12,24 +12,14 @@ export function EmbedSnippet({
 }) {
   const code = `<script src="${siteOrigin()}/player.js" defer></script>
 <radio-player station="${station}" theme="${theme}" autoplay="false"></radio-player>`;
-  const [copied, setCopied] = useState(false);
   return (
-    <div className="code-block">
-      <pre aria-label="Embed code" data-testid="embed-snippet">
+    <div className="snippet">
+      <pre className="snippet-code" aria-label="Embed code" data-testid="embed-snippet">
         <code>{code}</code>
       </pre>
-      <button
-        type="button"
-        className="btn btn-sm copy"
-        onClick={() =>
-          navigator.clipboard?.writeText(code).then(
-            () => setCopied(true),
-            () => setCopied(false),
-          )
-        }
-      >
-        {copied ? 'Copied' : 'Copy'}
-      </button>
+      <div className="snippet-actions">
+        <CopyButton text={code} label="Copy both lines" data-testid="embed-snippet-copy" />
+      </div>
     </div>
   );
 }

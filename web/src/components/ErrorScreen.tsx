@@ -4,7 +4,7 @@ import { useEffect, useId, useState } from 'react';
 import { errorMessage } from '../lib/api-error';
 
 /**
- * Spec §2 error screen: the error details, 'Try Again' (re-runs the route's loading), then 'Home' on
+ * The error screen: the error details, 'Try Again' (re-runs the route's loading), then 'Home' on
  * the root route or 'Go Back' anywhere else.
  */
 export function ErrorScreen({ error, reset, isRoot }: ErrorComponentProps & { isRoot?: boolean }) {
@@ -39,7 +39,7 @@ export function ErrorScreen({ error, reset, isRoot }: ErrorComponentProps & { is
           >
             {showDetails ? 'Hide Error' : 'Show Error'}
           </button>
-          <pre id={detailsId} className="error-details" hidden={!showDetails}>
+          <pre id={detailsId} className="error-details" hidden={!showDetails} tabIndex={0}>
             {error.message}
           </pre>
         </>

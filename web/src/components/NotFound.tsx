@@ -3,7 +3,7 @@ import type { ReactNode } from 'react';
 
 export const NOT_FOUND_MESSAGE = 'The page you are looking for does not exist.';
 
-/** Spec §2 not-found screen: the message, 'Go back' (history) and 'Start Over' (to '/'). */
+/** The not-found screen: the message, 'Go back' (history) and 'Start Over' (to '/'). */
 export function NotFound({
   title = 'Not Found',
   message,

@@ -1,4 +1,4 @@
-/** Shown by the router after 500 ms of loading, for at least 200 ms (spec §9). */
+/** Shown by the router after 500 ms of loading, for at least 200 ms, so quick loads never flash it. */
 export function Pending() {
   return (
     <div className="pending" role="status" aria-live="polite" data-testid="pending">

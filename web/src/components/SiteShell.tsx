@@ -1,10 +1,11 @@
 import { PRODUCT_NAME } from '@radiobroadcaster/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, useRouter } from '@tanstack/react-router';
-import type { ReactNode } from 'react';
+import { Link, useRouter, useRouterState } from '@tanstack/react-router';
+import { useEffect, useRef, type ReactNode } from 'react';
 import { toast } from 'sonner';
 import { api } from '../lib/api';
 import { sessionQueryKey, sessionQueryOptions } from '../queries/session.queries';
+import { OnAirBar } from './broadcast/OnAirBar';
 import { Logo } from './Logo';
 
 /** Header, main landmark and footer shared by every page inside the layout. */
@@ -57,6 +58,7 @@ function SiteHeader() {
           )}
         </nav>
       </div>
+      <OnAirBar />
     </header>
   );
 }
@@ -76,8 +78,33 @@ function AccountMenu({ username }: { username: string }) {
       await router.invalidate();
     },
   });
+  const menu = useRef<HTMLDetailsElement>(null);
+  const path = useRouterState({ select: (s) => s.location.pathname });
+  // The menu closes once an item is picked, on Escape (focus back on its button) and on a click elsewhere.
+  useEffect(() => {
+    if (menu.current) menu.current.open = false;
+  }, [path]);
+  useEffect(() => {
+    const close = (e: Event) => {
+      const el = menu.current;
+      if (!el?.open) return;
+      if (e instanceof KeyboardEvent) {
+        if (e.key !== 'Escape') return;
+        el.open = false;
+        el.querySelector('summary')?.focus();
+      } else if (!el.contains(e.target as Node)) {
+        el.open = false;
+      }
+    };
+    document.addEventListener('keydown', close);
+    document.addEventListener('click', close);
+    return () => {
+      document.removeEventListener('keydown', close);
+      document.removeEventListener('click', close);
+    };
+  }, []);
   return (
-    <details className="account">
+    <details className="account" ref={menu}>
       <summary className="nav-link" data-testid="account-menu">
         @{username}
       </summary>
@@ -90,6 +117,9 @@ function AccountMenu({ username }: { username: string }) {
         </Link>
         <Link to="/settings/domains" className="menu-item">
           Allowed domains
+        </Link>
+        <Link to="/settings/account" className="menu-item" data-testid="menu-account">
+          Account
         </Link>
         <button
           type="button"

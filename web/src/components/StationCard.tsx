@@ -1,5 +1,6 @@
 import type { Station } from '@radiobroadcaster/contracts';
 import { Link } from '@tanstack/react-router';
+import { StationArt } from './StationArt';
 import { StatusBadge, listenerLabel } from './StationView';
 
 export function StationCard({ station }: { station: Station }) {
@@ -10,12 +11,17 @@ export function StationCard({ station }: { station: Station }) {
       className="station-card card"
       data-testid="station-card"
     >
+      <div className="station-card-head">
+        <StationArt station={station} size="sm" />
+        <div className="station-card-title">
+          <h2 className="station-card-name">{station.name}</h2>
+          <p className="muted small">@{station.broadcaster.username}</p>
+        </div>
+      </div>
       <div className="station-top">
         <StatusBadge station={station} />
         <span className="listeners muted">{listenerLabel(station.viewerCount)}</span>
       </div>
-      <h2 className="station-card-name">{station.name}</h2>
-      <p className="muted small">@{station.broadcaster.username}</p>
       {station.nowPlaying ? (
         <p className="small np-line">
           <span className="eyebrow">Now playing</span> {station.nowPlaying.track}

@@ -1,4 +1,10 @@
-import type { Station } from '@radiobroadcaster/contracts';
+import { PRODUCT_NAME, type Station } from '@radiobroadcaster/contracts';
+import { stationDescription } from '../lib/seo';
+import { siteOrigin } from '../lib/site';
+import { CopyButton } from './CopyButton';
+import { EmbedSnippet } from './EmbedSnippet';
+import { StreamUrl } from './StreamUrl';
+import { Avatar, StationArt } from './StationArt';
 import { Link } from '@tanstack/react-router';
 import { useId } from 'react';
 import { usePlayback } from '../lib/use-playback';
@@ -7,16 +13,29 @@ export function isLive(station: Station): boolean {
   return station.isActive && station.status === 'live';
 }
 
+/** Live, or waiting for its publisher to come back: listeners are still connected. */
+export function isOnAir(station: Station): boolean {
+  return station.isActive && (station.status === 'live' || station.status === 'reconnecting');
+}
+
+const STATUS_TEXT: Record<Station['status'], string> = {
+  live: 'Live',
+  reconnecting: 'Reconnecting…',
+  offline: 'Offline',
+  ended: 'Ended',
+};
+
 export function StatusBadge({ station }: { station: Station }) {
   const live = isLive(station);
+  const status = station.isActive || station.status !== 'live' ? station.status : 'offline';
   return (
     <span
-      className={`badge ${live ? 'badge-live' : 'badge-off'}`}
+      className={`badge ${live ? 'badge-live' : status === 'reconnecting' ? 'badge-wait' : 'badge-off'}`}
       data-testid="station-status"
       data-status={station.status}
     >
       <span className="badge-dot" aria-hidden="true" />
-      {live ? 'Live' : station.status === 'ended' ? 'Ended' : 'Offline'}
+      {STATUS_TEXT[status]}
     </span>
   );
 }
@@ -64,17 +83,31 @@ const STATE_TEXT: Record<string, string> = {
 
 /** Play/stop, volume and the hidden audio element that carries the station. */
 export function PlayerControls({ station }: { station: Station }) {
-  const { audioRef, state, wanted, errorText, play, stop, volume, setVolume, muted, setMuted } =
-    usePlayback(station);
+  const {
+    audioRef,
+    state,
+    viaHttp,
+    wanted,
+    errorText,
+    play,
+    stop,
+    volume,
+    setVolume,
+    muted,
+    setMuted,
+  } = usePlayback(station);
   const volumeId = useId();
+  const waiting = station.status === 'reconnecting' && state === 'live';
   const label =
-    state === 'connecting' && wanted
-      ? 'Connecting…'
-      : state === 'offline' && wanted
-        ? 'Waiting…'
-        : wanted
-          ? 'Stop'
-          : 'Play';
+    waiting && wanted
+      ? 'Reconnecting…'
+      : state === 'connecting' && wanted
+        ? 'Connecting…'
+        : state === 'offline' && wanted
+          ? 'Waiting…'
+          : wanted
+            ? 'Stop'
+            : 'Play';
   const shownVolume = Math.round((muted ? 0 : volume) * 100);
   return (
     <div className="player-wrap">
@@ -118,49 +151,155 @@ export function PlayerControls({ station }: { station: Station }) {
         <audio ref={audioRef} data-testid="station-audio" />
       </div>
       <p
-        className={state === 'idle' || state === 'live' ? 'sr-only' : 'player-note muted small'}
+        className={
+          (state === 'idle' || state === 'live') && !waiting ? 'sr-only' : 'player-note muted small'
+        }
         role="status"
         data-testid="player-state"
         data-state={state}
+        data-reconnecting={waiting || undefined}
       >
-        {STATE_TEXT[state] ?? state}
+        {waiting
+          ? 'Reconnecting… The broadcaster’s connection dropped; playback resumes when it is back.'
+          : (STATE_TEXT[state] ?? state)}
         {errorText ? ` — ${errorText}` : ''}
+      </p>
+      {viaHttp && state === 'live' ? (
+        <p className="player-note muted small" data-testid="player-http">
+          Playing the HTTP stream: a live connection could not be made from this network (a few
+          seconds more delay).
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** Shown in place of the player once the station is deleted while someone had it open. */
+export function StationGone({ station }: { station: Station }) {
+  const username = station.broadcaster.username;
+  return (
+    <div className="notice gone" role="alert" data-testid="station-gone">
+      <p>
+        <strong>This station has been deleted.</strong> {station.name} is no longer on{' '}
+        {PRODUCT_NAME}.
+      </p>
+      <p className="small">
+        <Link to="/$username" params={{ username }}>
+          Other stations by @{username}
+        </Link>{' '}
+        · <Link to="/">Discover live stations</Link>
       </p>
     </div>
   );
 }
 
-export function StationView({ station }: { station: Station }) {
+export function StationView({ station, gone = false }: { station: Station; gone?: boolean }) {
   const username = station.broadcaster.username;
-  return (
-    <article className="station card" data-testid="station" data-station-id={station.id}>
-      <div className="station-top">
-        <StatusBadge station={station} />
-        <span
-          className="listeners"
-          data-testid="station-listeners"
-          data-count={station.viewerCount}
-        >
-          <HeadphonesIcon /> {listenerLabel(station.viewerCount)}
-        </span>
-      </div>
-      <h1 className="station-name" data-testid="station-name">
-        {station.name}
-      </h1>
-      <p className="muted station-by">
+  const by = (
+    <p className="muted station-by">
+      <Avatar user={station.broadcaster} size={28} />
+      <span>
         by{' '}
         <Link to="/$username" params={{ username }} data-testid="station-broadcaster">
           @{username}
         </Link>
-      </p>
-      <NowPlayingView station={station} />
-      <PlayerControls station={station} />
-      {station.description ? (
-        <p className="station-description" data-testid="station-description">
-          {station.description}
-        </p>
-      ) : null}
+      </span>
+    </p>
+  );
+  if (gone) {
+    return (
+      <article className="station card" data-testid="station" data-station-id={station.id}>
+        <h1 className="station-name" data-testid="station-name">
+          {station.name}
+        </h1>
+        <StationGone station={station} />
+      </article>
+    );
+  }
+  return (
+    <article className="station-page" data-testid="station" data-station-id={station.id}>
+      <div className="station-hero card">
+        <StationArt station={station} size="lg" />
+        <div className="station-hero-main">
+          <div className="station-top">
+            <StatusBadge station={station} />
+            <span
+              className="listeners"
+              data-testid="station-listeners"
+              data-count={station.viewerCount}
+            >
+              <HeadphonesIcon /> {listenerLabel(station.viewerCount)}
+            </span>
+          </div>
+          <h1 className="station-name" data-testid="station-name">
+            {station.name}
+          </h1>
+          {by}
+          <NowPlayingView station={station} />
+          <PlayerControls station={station} />
+        </div>
+      </div>
+      <div className="station-columns">
+        {station.description || station.schedule ? (
+          <section className="card" aria-labelledby="about-station">
+            <h2 id="about-station">About this station</h2>
+            {station.description ? (
+              <p className="station-description" data-testid="station-description">
+                {station.description}
+              </p>
+            ) : null}
+            {station.schedule ? (
+              <>
+                <h3>Schedule</h3>
+                <p className="station-schedule" data-testid="station-schedule">
+                  {station.schedule}
+                </p>
+              </>
+            ) : null}
+          </section>
+        ) : null}
+        <StationShare station={station} />
+      </div>
     </article>
+  );
+}
+
+/** The station's link (copy, or the device's share sheet) and the code to put it on a website. */
+function StationShare({ station }: { station: Station }) {
+  const username = station.broadcaster.username;
+  const url = `${siteOrigin()}/${username}/${station.slug}`;
+  const canShare = typeof navigator !== 'undefined' && typeof navigator.share === 'function';
+  return (
+    <section className="card share-card" aria-labelledby="share-station">
+      <h2 id="share-station">Share</h2>
+      <div className="share-row">
+        <code className="share-url" data-testid="share-url">
+          {url}
+        </code>
+        <CopyButton text={url} label="Copy link" data-testid="share-copy-link" />
+        {canShare ? (
+          <button
+            type="button"
+            className="btn btn-sm"
+            onClick={() =>
+              void navigator
+                .share({ title: station.name, text: stationDescription(station), url })
+                .catch(() => undefined)
+            }
+            data-testid="share-native"
+          >
+            Share…
+          </button>
+        ) : null}
+      </div>
+      <h3>Put it on your website</h3>
+      <p className="muted small">
+        Paste these two lines where the player should appear.{' '}
+        <Link to="/embed">How embedding works</Link>
+      </p>
+      <EmbedSnippet station={`${username}/${station.slug}`} />
+      <StreamUrl username={username} slug={station.slug} />
+    </section>
   );
 }
 

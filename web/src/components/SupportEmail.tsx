@@ -1,6 +1,6 @@
 import { useSupportEmail } from '../lib/site-info';
 
-/** A mailto link to the configured support address (spec §1: "Support is by e-mail at {email}"). */
+/** A mailto link to the configured support address (support is by e-mail only). */
 export function SupportEmail({ fallback = 'our support address' }: { fallback?: string }) {
   const email = useSupportEmail();
   if (!email) return <span>{fallback}</span>;

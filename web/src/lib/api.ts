@@ -1,4 +1,10 @@
 import type {
+  ChangeEmailRequest,
+  ChangePasswordRequest,
+  RequestPasswordResetRequest,
+  ResetPasswordRequest,
+  VerifyEmailResponse,
+  AvatarResponse,
   AllowedDomain,
   AllowedDomainsResponse,
   CreateStationRequest,
@@ -18,7 +24,7 @@ import type {
 } from '@radiobroadcaster/contracts';
 import { ApiError, NetworkError } from './api-error';
 
-type Method = 'GET' | 'POST' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /**
  * The one fetch wrapper: same origin, cookies included, JSON content type on every call, and any
@@ -33,6 +39,9 @@ export async function apiFetch<T>(
   try {
     res = await fetch(path, {
       method,
+      // Public reads may be cached for a second by the browser; the app revalidates (a cheap 304)
+      // so what it just changed shows at once.
+      cache: 'no-cache',
       credentials: 'include',
       headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -49,9 +58,29 @@ export async function apiFetch<T>(
   return (text ? JSON.parse(text) : null) as T;
 }
 
+/** Sends a picture as the raw request body (`PUT`, its own Content-Type). */
+export async function apiUpload<T>(path: string, file: Blob): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method: 'PUT',
+      credentials: 'include',
+      headers: {
+        'Content-Type': file.type || 'application/octet-stream',
+        Accept: 'application/json',
+      },
+      body: file,
+    });
+  } catch (cause) {
+    throw new NetworkError(cause);
+  }
+  if (!res.ok) throw new ApiError(res.status, res.statusText, await res.text().catch(() => ''));
+  return (await res.json()) as T;
+}
+
 const seg = encodeURIComponent;
 
-/** The client operations the pages use (spec §7), grouped like the spec names them. */
+/** The client operations the pages use, grouped by resource (users, stations). */
 export const api = {
   stations: {
     get: (stationId: string) => apiFetch<Station>(`/api/stations/${seg(stationId)}`),
@@ -64,6 +93,11 @@ export const api = {
     clearNowPlaying: (stationId: string) =>
       apiFetch<Station>('/api/stations/now-playing/clear', 'POST', { stationId }),
     end: (stationId: string) => apiFetch<Station>('/api/stations/end', 'POST', { stationId }),
+    remove: (stationId: string) => apiFetch<void>(`/api/stations/${seg(stationId)}`, 'DELETE'),
+    setCover: (stationId: string, file: Blob) =>
+      apiUpload<Station>(`/api/stations/${seg(stationId)}/cover`, file),
+    removeCover: (stationId: string) =>
+      apiFetch<Station>(`/api/stations/${seg(stationId)}/cover`, 'DELETE'),
     joinAsReceiver: (stationId: string) =>
       apiFetch<JoinStationResponse>('/api/joinStationAsReceiver', 'POST', { stationId }),
     refreshToken: (stationId: string) =>
@@ -80,6 +114,10 @@ export const api = {
     add: (domain: string) => apiFetch<AllowedDomain>('/api/me/allowed-domains', 'POST', { domain }),
     remove: (domain: string) => apiFetch<void>(`/api/me/allowed-domains/${seg(domain)}`, 'DELETE'),
   },
+  me: {
+    setAvatar: (file: Blob) => apiUpload<AvatarResponse>('/api/me/avatar', file),
+    removeAvatar: () => apiFetch<AvatarResponse>('/api/me/avatar', 'DELETE'),
+  },
   auth: {
     getSession: () => apiFetch<SessionResponse | null>('/api/auth/get-session'),
     signUp: (data: SignUpRequest) =>
@@ -91,5 +129,17 @@ export const api = {
       apiFetch<unknown>('/api/auth/update-user', 'POST', data),
     deleteUser: (password?: string) =>
       apiFetch<unknown>('/api/auth/delete-user', 'POST', password ? { password } : {}),
+    sendVerificationEmail: () =>
+      apiFetch<{ status: true }>('/api/auth/send-verification-email', 'POST', {}),
+    verifyEmail: (token: string) =>
+      apiFetch<VerifyEmailResponse>(`/api/auth/verify-email?token=${encodeURIComponent(token)}`),
+    requestPasswordReset: (data: RequestPasswordResetRequest) =>
+      apiFetch<{ status: true }>('/api/auth/request-password-reset', 'POST', data),
+    resetPassword: (data: ResetPasswordRequest) =>
+      apiFetch<{ status: true }>('/api/auth/reset-password', 'POST', data),
+    changePassword: (data: ChangePasswordRequest) =>
+      apiFetch<{ status: true }>('/api/auth/change-password', 'POST', data),
+    changeEmail: (data: ChangeEmailRequest) =>
+      apiFetch<{ status: true }>('/api/auth/change-email', 'POST', data),
   },
 };

@@ -1,8 +1,9 @@
 import type { SessionResponse } from '@radiobroadcaster/contracts';
 import type { QueryClient } from '@tanstack/react-query';
+import { redirect } from '@tanstack/react-router';
 import { sessionQueryOptions } from '../queries/session.queries';
 
-/** Thrown by `beforeLoad` of pages that need a session (spec §2: 'Authentication required'). */
+/** Thrown by `beforeLoad` of pages that need a session (they show 'Authentication required'). */
 export class AuthRequiredError extends Error {
   override readonly name = 'AuthRequiredError';
   constructor() {
@@ -14,6 +15,19 @@ export class AuthRequiredError extends Error {
 export async function requireSession(queryClient: QueryClient): Promise<SessionResponse> {
   const session = await queryClient.ensureQueryData(sessionQueryOptions());
   if (!session) throw new AuthRequiredError();
+  return session;
+}
+
+/**
+ * Pages a visitor may arrive at without an account (the studio): signed out, they go to sign-up
+ * and come back after.
+ */
+export async function requireSessionOrSignUp(
+  queryClient: QueryClient,
+  returnTo: string,
+): Promise<SessionResponse> {
+  const session = await queryClient.ensureQueryData(sessionQueryOptions());
+  if (!session) throw redirect({ to: '/signin', search: { mode: 'signup', redirect: returnTo } });
   return session;
 }
 

@@ -1,4 +1,4 @@
-/** Paths the API answers with a 302 to an outside address (spec §2); never app routes. */
+/** Paths the API answers with a 302 to an outside address; never app routes. */
 export const EXTERNAL_REDIRECT_PATHS = ['app-store', 'appstore', 'review', 'press', 'discord'];
 
 const initialPath = typeof window === 'undefined' ? '' : window.location.pathname;

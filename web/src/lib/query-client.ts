@@ -1,4 +1,5 @@
 import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
+import { isClientError } from './api-error';
 import { showErrorToast } from './toasts';
 
 declare module '@tanstack/react-query' {
@@ -10,7 +11,7 @@ declare module '@tanstack/react-query' {
       errorToast?: boolean;
     };
     mutationMeta: {
-      /** Toast title used when the error tag has no title of its own (spec §8). */
+      /** Toast title used when the error tag has no title of its own. */
       errorTitle?: string;
       /** false: the caller shows the failure itself (e.g. inline form messages). */
       errorToast?: boolean;
@@ -18,9 +19,14 @@ declare module '@tanstack/react-query' {
   }
 }
 
-/** Spec §9: queries retry up to 3 times, but never when the error message contains a 4. */
+/** Queries retry up to 3 times, never a 4xx answer (by its HTTP status, not its text). */
 export function retryQuery(failureCount: number, error: Error): boolean {
-  return failureCount < 3 && !error.message.includes('4');
+  return failureCount < 3 && !isClientError(error);
+}
+
+/** Mutations retry once, never a 4xx answer: a refused sign-in must reach the server only once. */
+export function retryMutation(failureCount: number, error: Error): boolean {
+  return failureCount < 1 && !isClientError(error);
 }
 
 export function createQueryClient(): QueryClient {
@@ -40,7 +46,7 @@ export function createQueryClient(): QueryClient {
     }),
     defaultOptions: {
       queries: { staleTime: 60_000, retry: retryQuery },
-      mutations: { retry: 1 },
+      mutations: { retry: retryMutation },
     },
   });
 }

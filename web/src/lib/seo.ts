@@ -1,16 +1,17 @@
-import { PRODUCT_NAME, PRODUCT_TAGLINE, type Station } from '@radiobroadcaster/contracts';
+import {
+  PRODUCT_NAME,
+  PRODUCT_TAGLINE,
+  TITLE_SUFFIX,
+  stationPageDescription,
+  stationPageTitle,
+  withTitleSuffix,
+  type Station,
+} from '@radiobroadcaster/contracts';
 
-/** One product suffix for every page title. */
-export const TITLE_SUFFIX = ` | ${PRODUCT_NAME}`;
-
-export const withSuffix = (title: string) => `${title}${TITLE_SUFFIX}`;
-
-/** '{station name} by @{username}' plus the product suffix (spec §2). */
-export const stationTitle = (station: Pick<Station, 'name' | 'broadcaster'>) =>
-  withSuffix(`${station.name} by @${station.broadcaster.username}`);
-
-export const stationDescription = (station: Pick<Station, 'description'>) =>
-  station.description.trim() || 'Live radio streaming.';
+export { TITLE_SUFFIX };
+export const withSuffix = withTitleSuffix;
+export const stationTitle = stationPageTitle;
+export const stationDescription = stationPageDescription;
 
 type Meta = { title?: string; name?: string; property?: string; content?: string };
 

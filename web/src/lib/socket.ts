@@ -2,10 +2,11 @@ import { SOCKET_EVENTS, type StationUpdatePush } from '@radiobroadcaster/contrac
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { io, type Socket } from 'socket.io-client';
-import { applyStationPush } from '../queries/station.queries';
+import { applyStationPush, stationKeys } from '../queries/station.queries';
 
 interface ServerToClient {
   [SOCKET_EVENTS.update]: (push: StationUpdatePush) => void;
+  [SOCKET_EVENTS.deleted]: (push: { id: string }) => void;
 }
 /** The join acknowledgement carries the station's current state. */
 type JoinAck = { ok: true; station?: StationUpdatePush } | { ok: false; error?: string };
@@ -46,12 +47,19 @@ export function useStationUpdates(stationId: string | undefined, enabled = true)
     const onUpdate = (push: StationUpdatePush) => {
       if (push.id === stationId) applyStationPush(queryClient, push);
     };
+    // A deleted station answers 404 from now on: ask at once rather than at the next poll.
+    const onDeleted = (push: { id: string }) => {
+      if (push.id === stationId)
+        void queryClient.refetchQueries({ queryKey: stationKeys.detail(stationId) });
+    };
     onJoined = (push) => applyStationPush(queryClient, push);
     s.on(SOCKET_EVENTS.update, onUpdate);
+    s.on(SOCKET_EVENTS.deleted, onDeleted);
     rooms.set(stationId, (rooms.get(stationId) ?? 0) + 1);
     if (s.connected) joinRoom(s, stationId);
     return () => {
       s.off(SOCKET_EVENTS.update, onUpdate);
+      s.off(SOCKET_EVENTS.deleted, onDeleted);
       const n = (rooms.get(stationId) ?? 1) - 1;
       if (n > 0) rooms.set(stationId, n);
       else {

@@ -7,7 +7,7 @@ export interface ToastContent {
   description: string;
 }
 
-/** Spec §8: title and description chosen by error tag; anything else uses the caller's title. */
+/** Title and description chosen by error tag, so each failure reads the same everywhere; anything else uses the caller's title. */
 export function toastContentFor(err: unknown, title?: string): ToastContent {
   switch (errorTag(err) ?? '') {
     case ErrorTag.StationNotFound:

@@ -41,17 +41,21 @@ function toPlayerError(err: unknown): unknown {
  * Listening to one station with the player library's `ListeningClient` (reconnects, stall
  * detection, waits while offline). Its network goes through this app: the station detail comes from
  * the query cache (polled every 2 s by the page) and joining is the `joinAsReceiver` mutation, so
- * its toasts and the detail refresh on success follow spec §4/§8.
+ * its toasts by error tag and the detail refresh on success.
  */
 export function usePlayback(station: Station) {
   const queryClient = useQueryClient();
   const audioRef = useRef<HTMLAudioElement>(null);
   const clientRef = useRef<ListeningClient | null>(null);
   const demoRef = useRef<DemoTone | null>(null);
+  /** Whether the server has the demo station on air (asked once, at the first Play). */
+  const demoLive = useRef<boolean | null>(null);
   const [state, setState] = useState<PlaybackState>('idle');
   /** Between a press on Play and Stop (also while waiting for an offline station). */
   const [wanted, setWanted] = useState(false);
   const [errorText, setErrorText] = useState<string | null>(null);
+  /** WebRTC could not connect: the station plays from its HTTP stream. */
+  const [viaHttp, setViaHttp] = useState(false);
   const [volume, setVolumeState] = useState(storedVolume);
   const [muted, setMuted] = useState(false);
   const isDemo = isDemoStationId(station.id);
@@ -86,13 +90,14 @@ export function usePlayback(station: Station) {
       connect: (joined, signal) => connectWhep(joined, { signal }),
     };
     const client = new ListeningClient({ station: { id: stationId }, audio, transport });
+    client.on('transport', (t) => setViaHttp(t === 'http'));
     client.on('state', ({ state: next, previous, error }) => {
       setState(next);
       setWanted(client.playing);
       setErrorText(
         next === 'error' || next === 'not-allowed' ? toastContentFor(error).description : null,
       );
-      // Spec §8: a station that is not broadcasting gets the 'Station offline' toast, whether the
+      // A station that is not broadcasting gets the 'Station offline' toast, whether the
       // join was refused or the client already knew (same toast id, so never twice).
       if (next === 'offline' && previous !== 'offline' && client.playing) {
         showErrorToast({ tag: ErrorTag.StationNotActive }, 'Failed to join station');
@@ -115,11 +120,26 @@ export function usePlayback(station: Station) {
   const play = useCallback(() => {
     const audio = audioRef.current;
     if (!audio) return;
-    if (isDemo) {
-      demoRef.current ??= new DemoTone();
-      demoRef.current.start(audio);
+    if (isDemo && demoLive.current !== true) {
+      // The server publishes the demo itself (DEMO_STATION); where it does not, a generated chord.
       setWanted(true);
-      setState('live');
+      setState('connecting');
+      void api.stations
+        .get(stationId)
+        .then(
+          (s) => s.status === 'live',
+          () => false,
+        )
+        .then((live) => {
+          demoLive.current = live;
+          if (live) {
+            play();
+            return;
+          }
+          demoRef.current ??= new DemoTone();
+          demoRef.current.start(audio);
+          setState('live');
+        });
       return;
     }
     let client = clientRef.current;
@@ -176,6 +196,7 @@ export function usePlayback(station: Station) {
   return {
     audioRef,
     state,
+    viaHttp,
     wanted: active,
     errorText,
     play,

@@ -1,31 +1,15 @@
+import { iceServersFromLinks, type IceServer } from '@radiobroadcaster/contracts';
 import { ApiError, NetworkError } from './api-error';
-
-/** Resolves when ICE gathering is complete, or after `timeoutMs` with what was gathered so far. */
-export function iceGatheringComplete(pc: RTCPeerConnection, timeoutMs = 3000): Promise<void> {
-  if (pc.iceGatheringState === 'complete') return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      pc.removeEventListener('icegatheringstatechange', onChange);
-      resolve();
-    };
-    const onChange = () => {
-      if (pc.iceGatheringState === 'complete') done();
-    };
-    const timer = setTimeout(done, timeoutMs);
-    pc.addEventListener('icegatheringstatechange', onChange);
-  });
-}
 
 /**
  * One WHIP/WHEP signalling exchange: POST the offer as application/sdp with a bearer token, expect
- * 201 with the answer and a Location to DELETE when leaving.
+ * 201 with the answer, a Location to DELETE when leaving, and the ICE servers of its `Link` headers.
  */
 export async function exchangeSdp(
   url: string,
   token: string,
   offerSdp: string,
-): Promise<{ answer: string; location: string | null }> {
+): Promise<{ answer: string; location: string | null; iceServers: IceServer[] }> {
   let res: Response;
   try {
     res = await fetch(url, {
@@ -42,7 +26,11 @@ export async function exchangeSdp(
   const location = res.headers.get('Location');
   // `url` is usually relative ('/whip/{id}'), so resolve it against the document first.
   const base = new URL(url, document.baseURI);
-  return { answer: text, location: location ? new URL(location, base).toString() : null };
+  return {
+    answer: text,
+    location: location ? new URL(location, base).toString() : null,
+    iceServers: iceServersFromLinks(res.headers.get('Link')),
+  };
 }
 
 /** Ends a WHIP/WHEP session; failures are ignored because the server also times sessions out. */

@@ -1,11 +1,12 @@
 import type { Station, StationUpdatePush } from '@radiobroadcaster/contracts';
 import { queryOptions, type QueryClient } from '@tanstack/react-query';
 import { api } from '../lib/api';
+import { isApiStatus } from '../lib/api-error';
 import { DEMO_STATION, isDemoPair, isDemoStationId } from '../lib/demo';
 
-/** Spec §4/§9: the detail is polled every 2000 ms, also in a background tab, always stale. */
+/** The detail is polled every 2000 ms, also in a background tab, always stale: listeners see status and counts move. */
 export const STATION_POLL_MS = 2000;
-/** Spec §9: station loader staleness. */
+/** Station loader staleness: a page opened again within a second reuses the detail. */
 export const STATION_LOADER_STALE_MS = 1000;
 
 export const stationKeys = {
@@ -24,7 +25,9 @@ export const stationQueries = {
       queryFn: () =>
         isDemoStationId(stationId) ? Promise.resolve(DEMO_STATION) : api.stations.get(stationId),
       staleTime: 0,
-      refetchInterval: isDemoStationId(stationId) ? false : STATION_POLL_MS,
+      // A deleted station (404) is not asked about again.
+      refetchInterval: (query) =>
+        isDemoStationId(stationId) || isApiStatus(query.state.error, 404) ? false : STATION_POLL_MS,
       refetchIntervalInBackground: true,
     }),
   bySlug: (username: string, slug: string) =>

@@ -1,13 +1,17 @@
 import { HeadContent, Outlet, createRootRouteWithContext } from '@tanstack/react-router';
 import { Toaster } from 'sonner';
+import { BroadcastProvider } from '../components/broadcast/BroadcastProvider';
 import { RootErrorScreen } from '../components/ErrorScreen';
 import { DefaultNotFound } from '../components/NotFound';
 import { SiteShell } from '../components/SiteShell';
-import { pageMeta } from '../lib/seo';
+import { pageMeta, withSuffix } from '../lib/seo';
 import type { RouterContext } from '../router';
 
 export const Route = createRootRouteWithContext<RouterContext>()({
-  head: () => ({ meta: pageMeta({}) }),
+  // No route matched (the router marks the match that shows its not-found screen): name the page.
+  head: ({ matches }) => ({
+    meta: pageMeta(matches.some((m) => m._notFound) ? { title: withSuffix('Not Found') } : {}),
+  }),
   component: RootComponent,
   errorComponent: RootErrorScreen,
   notFoundComponent: (props) => (
@@ -21,8 +25,10 @@ function RootComponent() {
   return (
     <>
       <HeadContent />
-      <Outlet />
-      {/* Width 356 px and swipe threshold 45 px are sonner's built-in values (spec §9). */}
+      <BroadcastProvider>
+        <Outlet />
+      </BroadcastProvider>
+      {/* Width 356 px and swipe threshold 45 px are sonner's built-in values, so none is set here. */}
       <Toaster
         position="bottom-right"
         theme="dark"

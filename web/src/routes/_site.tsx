@@ -1,7 +1,7 @@
 import { Outlet, createFileRoute } from '@tanstack/react-router';
 import { SiteShell } from '../components/SiteShell';
 
-/** The shared layout (spec §2 "routes inside the shared layout"). */
+/** The shared layout: header, footer and toasts around every page but the embed player. */
 export const Route = createFileRoute('/_site')({
   component: () => (
     <SiteShell>

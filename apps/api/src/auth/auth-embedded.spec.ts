@@ -7,7 +7,7 @@ describe('/api/auth smoke on embedded PGlite', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({ embedded: true });
-  });
+  }, 90_000); // PGlite's first start on a busy machine
   afterAll(async () => {
     await t.close();
   });

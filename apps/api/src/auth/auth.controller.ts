@@ -12,6 +12,12 @@ import {
 } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
+  ChangeEmailRequest,
+  ChangePasswordRequest,
+  RequestPasswordResetRequest,
+  ResetPasswordRequest,
+  SendVerificationEmailRequest,
+  type VerifyEmailResponse,
   DeleteUserRequest,
   SignInRequest,
   SignUpRequest,
@@ -22,11 +28,11 @@ import {
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { parseOrThrow, ZodPipe } from '../common/zod.pipe.js';
+import { RateLimit } from '../rate-limit/rate-limit.guard.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { toAuthUser } from '../users/user.view.js';
 import type { AuthContext } from './auth-context.js';
 import { SESSION_COOKIE } from './auth.constants.js';
-import { AuthRateLimitGuard } from './auth-rate-limit.guard.js';
 import { AuthService, type ClientInfo, type IssuedSession } from './auth.service.js';
 import { CheckOrigin } from './csrf.guard.js';
 import { CurrentUser } from './current-user.decorator.js';
@@ -54,7 +60,7 @@ export class AuthController {
   @Post('sign-up/email')
   @HttpCode(200)
   @CheckOrigin()
-  @UseGuards(AuthRateLimitGuard)
+  @RateLimit('auth')
   @ApiOperation({
     summary: 'Create an account and sign in (sets the session cookie; the token is for apps)',
   })
@@ -71,7 +77,7 @@ export class AuthController {
   @Post('sign-in/email')
   @HttpCode(200)
   @CheckOrigin()
-  @UseGuards(AuthRateLimitGuard)
+  @RateLimit('auth')
   @ApiOperation({
     summary: 'Sign in with email and password (sets the session cookie; the token is for apps)',
   })
@@ -140,10 +146,89 @@ export class AuthController {
   }
 
   @Get('verify-email')
-  @ApiOperation({ summary: 'Confirm an email address with the emailed token' })
-  async verifyEmail(@Query() query: unknown): Promise<{ status: true }> {
+  @ApiOperation({
+    summary:
+      'Confirm an email address (or a new one) with the mailed token; a browser is sent to the page that does it',
+  })
+  async verifyEmail(
+    @Query() query: unknown,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<VerifyEmailResponse | void> {
     const { token } = parseOrThrow(VerifyEmailQuery, query);
-    await this.auth.verifyEmail(token);
+    // A link opened in a browser shows the site's page (which calls back here as JSON).
+    if (req.accepts(['json', 'html']) === 'html') {
+      res.redirect(303, `/verify-email?token=${encodeURIComponent(token)}`);
+      return;
+    }
+    return this.auth.verifyEmail(token);
+  }
+
+  @Post('send-verification-email')
+  @HttpCode(200)
+  @RateLimit('mail')
+  @UseGuards(SessionGuard)
+  @ApiOperation({ summary: 'Mail the signed-in account a new verification link' })
+  async sendVerificationEmail(
+    @CurrentUser() ctx: AuthContext,
+    @Body(new ZodPipe(SendVerificationEmailRequest)) _body: SendVerificationEmailRequest,
+  ): Promise<{ status: true }> {
+    await this.auth.resendVerification(ctx);
+    return { status: true };
+  }
+
+  @Post('request-password-reset')
+  @HttpCode(200)
+  @CheckOrigin()
+  @RateLimit('mail')
+  @ApiOperation({
+    summary:
+      'Mail a password reset link to the address when it has an account (same answer either way)',
+  })
+  async requestPasswordReset(
+    @Body(new ZodPipe(RequestPasswordResetRequest)) body: RequestPasswordResetRequest,
+  ): Promise<{ status: true }> {
+    await this.auth.requestPasswordReset(body.email);
+    return { status: true };
+  }
+
+  @Post('reset-password')
+  @HttpCode(200)
+  @CheckOrigin()
+  @RateLimit('auth')
+  @ApiOperation({ summary: 'Set a new password with the mailed token; every session ends' })
+  async resetPassword(
+    @Body(new ZodPipe(ResetPasswordRequest)) body: ResetPasswordRequest,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<{ status: true }> {
+    await this.auth.resetPassword(body.token, body.newPassword);
+    this.clearCookie(res);
+    return { status: true };
+  }
+
+  @Post('change-password')
+  @HttpCode(200)
+  @RateLimit('auth')
+  @UseGuards(SessionGuard)
+  @ApiOperation({ summary: 'Change the password (the other sessions end unless told otherwise)' })
+  async changePassword(
+    @CurrentUser() ctx: AuthContext,
+    @Body(new ZodPipe(ChangePasswordRequest)) body: ChangePasswordRequest,
+  ): Promise<{ status: true }> {
+    await this.auth.changePassword(ctx, body);
+    return { status: true };
+  }
+
+  @Post('change-email')
+  @HttpCode(200)
+  @RateLimit('mail')
+  @UseGuards(SessionGuard)
+  @ApiOperation({ summary: 'Mail a confirmation link to a new address; it takes over once opened' })
+  async changeEmail(
+    @CurrentUser() ctx: AuthContext,
+    @Body(new ZodPipe(ChangeEmailRequest)) body: ChangeEmailRequest,
+  ): Promise<{ status: true }> {
+    await this.auth.changeEmail(ctx, body.newEmail);
     return { status: true };
   }
 

@@ -7,7 +7,6 @@ import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { UsersModule } from '../users/users.module.js';
 import { AuthController } from './auth.controller.js';
 import { AuthMailer } from './auth.mailer.js';
-import { AuthRateLimiter, AuthRateLimitGuard } from './auth-rate-limit.guard.js';
 import { AuthService } from './auth.service.js';
 import { CsrfGuard } from './csrf.guard.js';
 import { EmailVerificationTokenEntity } from './email-verification-token.entity.js';
@@ -43,8 +42,6 @@ import { SessionsRepository } from './sessions.repository.js';
     OptionalSessionGuard,
     AuthService,
     AuthMailer,
-    AuthRateLimiter,
-    AuthRateLimitGuard,
     { provide: APP_GUARD, useClass: CsrfGuard },
   ],
   exports: [

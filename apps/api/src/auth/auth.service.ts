@@ -10,16 +10,24 @@ import {
   type SignInRequest,
   type SignUpRequest,
   type UpdateUserRequest,
+  type VerifyEmailResponse,
 } from '@radiobroadcaster/contracts';
 import { AppError } from '../common/app-error.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
+import { EventBus } from '../events/event-bus.js';
 import type { UserEntity } from '../users/user.entity.js';
 import { toAuthUser } from '../users/user.view.js';
 import { UserConflictError, UsersRepository } from '../users/users.repository.js';
 import type { AuthContext } from './auth-context.js';
-import { EMAIL_VERIFICATION_TTL_MS, FRESH_SESSION_MS } from './auth.constants.js';
+import {
+  EMAIL_VERIFICATION_TTL_MS,
+  FRESH_SESSION_MS,
+  PASSWORD_RESET_TTL_MS,
+} from './auth.constants.js';
+import type { AccountTokenPurpose } from './email-verification-token.entity.js';
 import { AuthMailer } from './auth.mailer.js';
-import { dummyHash, hashPassword, verifyPassword } from './password.js';
+import { dummyHash, hashPassword, needsRehash, verifyPassword } from './password.js';
+import { assertStrongPassword } from './password-policy.js';
 import type { SessionEntity } from './session.entity.js';
 import type { SessionClaims } from './session-jwt.strategy.js';
 import { SessionsRepository } from './sessions.repository.js';
@@ -61,7 +69,7 @@ function conflict(err: UserConflictError): AppError {
   );
 }
 
-/** Profile route names (spec §2), file-like names and the demo broadcaster can never be usernames. */
+/** Route names, file-like names and the demo broadcaster can never be usernames: their pages would show something else. */
 function assertUsernameAllowed(username: string): void {
   if (isReservedUsername(username) || username === DEMO_USERNAME) {
     const message = 'This username is reserved';
@@ -69,6 +77,22 @@ function assertUsernameAllowed(username: string): void {
       { path: 'username', message },
     ]);
   }
+}
+
+function invalidLink(): AppError {
+  const message = 'This link is invalid or has expired';
+  return AppError.validation(message, [{ path: 'token', message }]);
+}
+
+/** The same refusal, about another field of the request. */
+function renameField(err: unknown, from: string, to: string): unknown {
+  if (!(err instanceof AppError) || !err.fields) return err;
+  return new AppError(
+    err.tag,
+    err.message.replace(`: ${from}:`, `: ${to}:`),
+    err.fields.map((f) => (f.path === from ? { ...f, path: to } : f)),
+    err.headers,
+  );
 }
 
 @Injectable()
@@ -81,6 +105,7 @@ export class AuthService {
     @Inject(SessionsRepository) private readonly sessions: SessionsRepository,
     @Inject(JwtService) private readonly jwt: JwtService,
     @Inject(AuthMailer) private readonly mailer: AuthMailer,
+    @Inject(EventBus) private readonly bus: EventBus,
   ) {}
 
   async signUp(
@@ -91,7 +116,8 @@ export class AuthService {
     if (await this.users.findByEmail(body.email)) throw conflict(new UserConflictError('email'));
     if (await this.users.findByUsername(body.username))
       throw conflict(new UserConflictError('username'));
-    const passwordHash = await hashPassword(body.password);
+    await assertStrongPassword(body.password, body);
+    const passwordHash = await hashPassword(body.password, this.config.passwordScrypt);
     let user: UserEntity;
     try {
       user = await this.users.create({
@@ -114,8 +140,16 @@ export class AuthService {
   ): Promise<{ user: UserEntity } & IssuedSession> {
     const user = await this.users.findByEmail(body.email);
     // Unknown email: still pay for one scrypt, so timing does not tell which accounts exist.
-    const ok = await verifyPassword(body.password, user?.passwordHash ?? (await dummyHash()));
+    const ok = await verifyPassword(
+      body.password,
+      user?.passwordHash ?? (await dummyHash(this.config.passwordScrypt)),
+    );
     if (!user || !ok) throw AppError.unauthorized(INVALID_CREDENTIALS);
+    if (needsRehash(user.passwordHash, this.config.passwordScrypt)) {
+      // The password is at hand only now: move the stored hash to the current cost.
+      const passwordHash = await hashPassword(body.password, this.config.passwordScrypt);
+      await this.users.update(user.id, { passwordHash });
+    }
     return { user, ...(await this.issueSession(user.id, client)) };
   }
 
@@ -153,6 +187,9 @@ export class AuthService {
       if (err instanceof UserConflictError) throw conflict(err);
       throw err;
     }
+    // Stations show their broadcaster's name and username.
+    if (body.name !== undefined || body.username !== undefined)
+      await this.bus.publish('user.updated', { userId: ctx.userId });
   }
 
   /**
@@ -176,15 +213,105 @@ export class AuthService {
       }
     }
     await this.users.delete(user.id);
+    await this.bus.publish('user.deleted', { userId: user.id });
   }
 
-  async verifyEmail(token: string): Promise<void> {
-    const userId = await this.sessions.consumeVerificationToken(sha256(token));
-    if (!userId) {
-      const message = 'Invalid or expired token';
-      throw AppError.validation(message, [{ path: 'token', message }]);
+  /** A verification or new-address link: the address is verified (and, for a new one, now the account's). */
+  async verifyEmail(token: string): Promise<VerifyEmailResponse> {
+    const link = await this.sessions.consumeAccountToken(sha256(token), [
+      'verify-email',
+      'change-email',
+    ]);
+    if (!link) throw invalidLink();
+    const user = await this.users.findById(link.userId);
+    if (!user) throw invalidLink();
+    if (link.purpose === 'change-email' && link.email) {
+      try {
+        await this.users.update(user.id, { email: link.email, emailVerified: true });
+      } catch (err) {
+        if (err instanceof UserConflictError) throw conflict(err);
+        throw err;
+      }
+      await this.bus.publish('user.updated', { userId: user.id });
+      return { status: true, kind: 'change-email', email: link.email };
     }
-    await this.users.update(userId, { emailVerified: true });
+    await this.users.update(user.id, { emailVerified: true });
+    return { status: true, kind: 'verify-email', email: user.email };
+  }
+
+  /** A new verification link for the signed-in user (409 when already verified). */
+  async resendVerification(ctx: AuthContext): Promise<void> {
+    const user = await this.users.findById(ctx.userId);
+    if (!user) throw AppError.unauthorized();
+    if (user.emailVerified) throw AppError.conflict('Your email address is already verified');
+    await this.sendVerification(user);
+  }
+
+  /** Mails a reset link when the address has an account; answers the same either way. */
+  async requestPasswordReset(email: string): Promise<void> {
+    const user = await this.users.findByEmail(email);
+    if (!user) return;
+    const token = await this.newLink(user.id, 'reset-password', PASSWORD_RESET_TTL_MS);
+    this.mailLater(
+      this.mailer.sendPasswordReset(user.email, this.pageUrl('/reset-password', token)),
+    );
+  }
+
+  /** Sets a new password from a reset link (single use) and ends every session of the account. */
+  async resetPassword(token: string, newPassword: string): Promise<void> {
+    // A refused password leaves the link usable for the next try.
+    const userId = await this.sessions.peekAccountToken(sha256(token), 'reset-password');
+    const owner = userId ? await this.users.findById(userId) : null;
+    if (!owner) throw invalidLink();
+    try {
+      await assertStrongPassword(newPassword, owner);
+    } catch (err) {
+      throw renameField(err, 'password', 'newPassword');
+    }
+    const link = await this.sessions.consumeAccountToken(sha256(token), ['reset-password']);
+    const user = link?.userId === owner.id ? owner : null;
+    if (!user) throw invalidLink();
+    const passwordHash = await hashPassword(newPassword, this.config.passwordScrypt);
+    // Opening the mailed link proved the address too.
+    await this.users.update(user.id, { passwordHash, emailVerified: true });
+    await this.sessions.deleteAllOf(user.id);
+  }
+
+  async changePassword(
+    ctx: AuthContext,
+    body: { currentPassword: string; newPassword: string; revokeOtherSessions?: boolean },
+  ): Promise<void> {
+    const user = await this.users.findById(ctx.userId);
+    if (!user) throw AppError.unauthorized();
+    if (!(await verifyPassword(body.currentPassword, user.passwordHash))) {
+      const message = 'This is not your current password.';
+      throw AppError.validation(`Invalid request: currentPassword: ${message}`, [
+        { path: 'currentPassword', message },
+      ]);
+    }
+    try {
+      await assertStrongPassword(body.newPassword, user);
+    } catch (err) {
+      throw renameField(err, 'password', 'newPassword');
+    }
+    const passwordHash = await hashPassword(body.newPassword, this.config.passwordScrypt);
+    await this.users.update(user.id, { passwordHash });
+    if (body.revokeOtherSessions !== false) await this.sessions.deleteAllOf(user.id, ctx.sessionId);
+  }
+
+  /** Mails a confirmation link to the new address; the account keeps its address until opened. */
+  async changeEmail(ctx: AuthContext, newEmail: string): Promise<void> {
+    const user = await this.users.findById(ctx.userId);
+    if (!user) throw AppError.unauthorized();
+    if (user.email === newEmail) {
+      const message = 'This is already your email address.';
+      throw AppError.validation(`Invalid request: newEmail: ${message}`, [
+        { path: 'newEmail', message },
+      ]);
+    }
+    if (await this.users.findByEmail(newEmail)) throw conflict(new UserConflictError('email'));
+    const token = await this.newLink(user.id, 'change-email', EMAIL_VERIFICATION_TTL_MS, newEmail);
+    this.mailLater(this.mailer.sendEmailChange(newEmail, this.pageUrl('/verify-email', token)));
   }
 
   async revokeSessions(ctx: AuthContext): Promise<void> {
@@ -212,17 +339,38 @@ export class AuthService {
     return { token: await this.jwt.signAsync(claims), expiresAt };
   }
 
-  /** 32 random bytes to the user, only their SHA-256 in the database. Mail failures never fail sign-up. */
   private async sendVerification(user: UserEntity): Promise<void> {
+    const token = await this.newLink(user.id, 'verify-email', EMAIL_VERIFICATION_TTL_MS);
+    this.mailLater(this.mailer.sendVerification(user.email, this.pageUrl('/verify-email', token)));
+  }
+
+  /** 32 random bytes to the user, only their SHA-256 in the database; replaces earlier links. */
+  private async newLink(
+    userId: string,
+    purpose: AccountTokenPurpose,
+    ttlMs: number,
+    email: string | null = null,
+  ): Promise<string> {
     const token = randomBytes(32).toString('base64url');
-    await this.sessions.createVerificationToken(
-      user.id,
+    await this.sessions.createAccountToken(
+      userId,
+      purpose,
       sha256(token),
-      new Date(Date.now() + EMAIL_VERIFICATION_TTL_MS),
+      new Date(Date.now() + ttlMs),
+      email,
     );
-    const url = `${this.config.publicUrl}/api/auth/verify-email?token=${encodeURIComponent(token)}`;
-    this.mailer.sendVerification(user.email, url).catch((err: unknown) => {
-      this.logger.error(`Could not send the verification email: ${(err as Error).message}`);
+    return token;
+  }
+
+  /** The site's page for a mailed link: the page calls the API, so mail scanners do not use it up. */
+  private pageUrl(path: string, token: string): string {
+    return `${this.config.publicUrl}${path}?token=${encodeURIComponent(token)}`;
+  }
+
+  /** Mail goes out in the background: a slow or failing SMTP server never fails the request. */
+  private mailLater(sending: Promise<void>): void {
+    sending.catch((err: unknown) => {
+      this.logger.error(`Could not send account mail: ${(err as Error).message}`);
     });
   }
 }

@@ -8,6 +8,7 @@ import {
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { AppError } from '../common/app-error.js';
+import { originOfHeader, requestOrigin } from '../common/request-origin.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { tokenVia } from './session-jwt.strategy.js';
 
@@ -17,34 +18,18 @@ const CHECK_ORIGIN = 'rb:check-origin';
 /** Sign-in and sign-up: refuse an untrusted `Origin` even without a cookie (login CSRF). */
 export const CheckOrigin = () => SetMetadata(CHECK_ORIGIN, true);
 
-/** The origin of an `Origin` header, or null when it is missing or not a URL (`null` from sandboxes). */
-function originOf(header: string | undefined): string | null {
-  if (!header) return null;
-  try {
-    const o = new URL(header).origin;
-    return o === 'null' ? null : o;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Global CSRF guard (APP_GUARD): a cookie-authenticated unsafe request (POST/PUT/PATCH/DELETE)
- * must carry an `Origin` among `config.trustedOrigins`. Bearer requests are exempt: a browser
- * cannot attach that header cross-site without a CORS preflight.
+ * must carry an `Origin` that is the request's own (same-origin: scheme and `Host`) or among
+ * `config.trustedOrigins`. Bearer requests are exempt: a browser cannot attach that header
+ * cross-site without a CORS preflight.
  */
 @Injectable()
 export class CsrfGuard implements CanActivate {
-  private readonly trusted: Set<string>;
-
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(Reflector) private readonly reflector: Reflector,
-  ) {
-    this.trusted = new Set(
-      config.trustedOrigins.map((o) => originOf(o)).filter((o): o is string => !!o),
-    );
-  }
+  ) {}
 
   canActivate(context: ExecutionContext): boolean {
     if (context.getType() !== 'http') return true;
@@ -55,15 +40,15 @@ export class CsrfGuard implements CanActivate {
       context.getHandler(),
       context.getClass(),
     ]);
-    if (strictRoute && origin !== undefined && !this.isTrusted(origin)) throw refused();
+    if (strictRoute && origin !== undefined && !this.isTrusted(req, origin)) throw refused();
     if (tokenVia(req) !== 'cookie') return true;
-    if (!this.isTrusted(origin)) throw refused();
+    if (!this.isTrusted(req, origin)) throw refused();
     return true;
   }
 
-  private isTrusted(origin: string | undefined): boolean {
-    const o = originOf(origin);
-    return o !== null && this.trusted.has(o);
+  private isTrusted(req: Request, origin: string | undefined): boolean {
+    const o = originOfHeader(origin);
+    return o !== null && (this.config.trustedOrigins.includes(o) || o === requestOrigin(req));
   }
 }
 

@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { LessThan, Not, type Repository } from 'typeorm';
-import { EmailVerificationTokenEntity } from './email-verification-token.entity.js';
+import {
+  type AccountTokenPurpose,
+  EmailVerificationTokenEntity,
+} from './email-verification-token.entity.js';
 import { SessionEntity } from './session.entity.js';
 
 /** Session rows and email verification tokens. */
@@ -46,19 +49,48 @@ export class SessionsRepository {
     await this.sessions.delete({ userId, expiresAt: LessThan(now) });
   }
 
-  async createVerificationToken(userId: string, tokenHash: string, expiresAt: Date): Promise<void> {
-    await this.tokens.insert({ userId, tokenHash, expiresAt });
+  /** A new emailed link for `purpose`; earlier unused links of the same purpose stop working. */
+  async createAccountToken(
+    userId: string,
+    purpose: AccountTokenPurpose,
+    tokenHash: string,
+    expiresAt: Date,
+    email: string | null = null,
+  ): Promise<void> {
+    await this.tokens.delete({ userId, purpose });
+    await this.tokens.insert({ userId, purpose, tokenHash, expiresAt, email });
   }
 
-  /** Consumes a token (single use): the user id, or null when unknown or expired. */
-  async consumeVerificationToken(tokenHash: string, now = new Date()): Promise<string | null> {
+  /** The user of a live link, without using it up (to check a request before consuming it). */
+  async peekAccountToken(
+    tokenHash: string,
+    purpose: AccountTokenPurpose,
+    now = new Date(),
+  ): Promise<string | null> {
+    const row = await this.tokens.findOne({ where: { tokenHash, purpose } });
+    return row && row.expiresAt.getTime() > now.getTime() ? row.userId : null;
+  }
+
+  /**
+   * Consumes a link (single use): its user and, for change-email, the new address; null when
+   * unknown, of another purpose, or expired.
+   */
+  async consumeAccountToken(
+    tokenHash: string,
+    purposes: readonly AccountTokenPurpose[],
+    now = new Date(),
+  ): Promise<{ userId: string; purpose: AccountTokenPurpose; email: string | null } | null> {
     // TypeORM answers a DELETE … RETURNING with [rows, affectedCount].
     const [rows] = (await this.tokens.query(
-      `DELETE FROM email_verification_tokens WHERE token_hash = $1 RETURNING user_id, expires_at`,
-      [tokenHash],
-    )) as [{ user_id: string; expires_at: Date }[], number];
+      `DELETE FROM email_verification_tokens WHERE token_hash = $1 AND purpose = ANY($2)
+        RETURNING user_id, purpose, email, expires_at`,
+      [tokenHash, purposes],
+    )) as [
+      { user_id: string; purpose: AccountTokenPurpose; email: string | null; expires_at: Date }[],
+      number,
+    ];
     const row = rows[0];
     if (!row || new Date(row.expires_at).getTime() <= now.getTime()) return null;
-    return row.user_id;
+    return { userId: row.user_id, purpose: row.purpose, email: row.email };
   }
 }

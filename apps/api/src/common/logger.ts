@@ -1,53 +1,151 @@
 import { randomUUID } from 'node:crypto';
-import type { LoggerService } from '@nestjs/common';
-import { pino, type Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Logger as NestLogger } from '@nestjs/common';
+import type { Params } from 'nestjs-pino';
+import { type DestinationStream, type Logger, pino, stdSerializers } from 'pino';
+import { type Options as HttpLoggerOptions, pinoHttp } from 'pino-http';
+import PinoPretty from 'pino-pretty';
+import type { Logger as TypeOrmLogger, QueryRunner } from 'typeorm';
 
-/** Secrets never reach the logs. */
+/** Secrets never reach the logs, whoever logs these objects. */
 export const REDACT = [
   'req.headers.authorization',
   'req.headers.cookie',
+  'req.headers["x-sfu-secret"]',
   'res.headers["set-cookie"]',
+  'headers.authorization',
+  'headers.cookie',
   '*.password',
   '*.token',
+  '*.streamKey',
 ];
 
-export function createPino(level: string): Logger {
-  return pino({ level, redact: { paths: REDACT, censor: '[redacted]' } });
+/** Query parameters whose values are credentials (verification links, WHEP tokens, …). */
+const SECRET_PARAM = /token|secret|passw|key|sig|code|auth|session|credential/i;
+
+/** The URL with the values of credential-like query parameters replaced. */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const query = url.slice(q + 1).replace(/([^&=]+)=([^&]*)/g, (pair, name: string) => {
+    let decoded = name;
+    try {
+      decoded = decodeURIComponent(name.replace(/\+/g, ' '));
+    } catch {
+      // A malformed escape: judge the raw name.
+    }
+    return SECRET_PARAM.test(decoded) ? `${name}=[redacted]` : pair;
+  });
+  return `${url.slice(0, q)}?${query}`;
 }
 
-/** Request logging with a request id (taken from `x-request-id` when a proxy set one). */
-export function httpLogger(logger: Logger) {
-  return pinoHttp({
+/**
+ * The one pino logger of the process: JSON lines on stdout, or readable colour lines when
+ * stdout is a terminal. `destination` replaces stdout (tests).
+ */
+export function createPino(level: string, destination?: DestinationStream): Logger {
+  const options = { level, redact: { paths: REDACT, censor: '[redacted]' } };
+  if (destination) return pino(options, destination);
+  if (process.stdout.isTTY) {
+    return pino(
+      options,
+      PinoPretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }),
+    );
+  }
+  // Asynchronous writes: a burst of requests costs a few large writes, not one syscall each.
+  return pino(options, pino.destination({ dest: 1, sync: false }));
+}
+
+type Req = IncomingMessage & { originalUrl?: string; ip?: string; id?: unknown };
+
+/** The request's id: the proxy's `x-request-id` when it is sane, else a new one. */
+export function newRequestId(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
+}
+
+/**
+ * What the request log line says about the request, kept small because every listener polls:
+ * method, URL (credentials removed), client address; no headers.
+ */
+export function requestLogReq(
+  req: Req,
+  remoteAddress: string | undefined,
+): { method?: string; url: string; remoteAddress?: string } {
+  return { method: req.method, url: redactUrl(req.originalUrl ?? req.url ?? ''), remoteAddress };
+}
+
+export function requestLogLevel(statusCode: number, failed: boolean): 'error' | 'warn' | 'info' {
+  return failed || statusCode >= 500 ? 'error' : statusCode >= 400 ? 'warn' : 'info';
+}
+
+/** One line per request: its id, `requestLogReq`, the status and the time taken. */
+export function httpLoggerOptions(logger: Logger): HttpLoggerOptions<Req, ServerResponse> {
+  return {
     logger,
+    quietReqLogger: true,
+    wrapSerializers: false,
+    serializers: {
+      req: (req: Req) => requestLogReq(req, req.ip ?? req.socket?.remoteAddress),
+      res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
+      err: stdSerializers.err,
+    },
     genReqId: (req, res) => {
-      const given = req.headers['x-request-id'];
-      const id = typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
+      const id = newRequestId(req);
       res.setHeader('x-request-id', id);
       return id;
     },
-    customLogLevel: (_req, res, err) =>
-      err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+    customLogLevel: (_req, res, err) => requestLogLevel(res.statusCode, !!err),
     autoLogging: { ignore: (req) => req.url === '/health/live' },
-  });
+  };
 }
 
-/** Nest's own log lines through the same pino logger. */
-export class PinoNestLogger implements LoggerService {
-  constructor(private readonly logger: Logger) {}
-  log(message: unknown, context?: string) {
-    this.logger.info({ context }, String(message));
+/** The request logger, mounted first so it times and records every request. */
+export function httpLogger(logger: Logger) {
+  return pinoHttp(httpLoggerOptions(logger));
+}
+
+/**
+ * nestjs-pino on the same logger: Nest's own lines and every `new Logger(ctx)` go to pino, and
+ * lines logged while handling a request carry its `reqId` (the request logger above sets it).
+ */
+export function loggerModuleParams(logger: Logger): Params {
+  return { pinoHttp: { logger }, useExisting: true };
+}
+
+/** TypeORM's errors and migrations through Nest's logger, without query parameters (secrets). */
+export class TypeOrmPinoLogger implements TypeOrmLogger {
+  private readonly logger = new NestLogger('TypeORM');
+
+  logQuery(): void {}
+
+  /** Debug: callers handle the expected ones (unique violations); the rest reach the error filter. */
+  logQueryError(error: string | Error, query: string, _parameters?: unknown[]): void {
+    this.logger.debug(`query failed: ${messageOf(error)} (${truncate(query)})`);
   }
-  error(message: unknown, trace?: string, context?: string) {
-    this.logger.error({ context, trace }, String(message));
+
+  logQuerySlow(time: number, query: string): void {
+    this.logger.warn(`slow query (${time} ms): ${truncate(query)}`);
   }
-  warn(message: unknown, context?: string) {
-    this.logger.warn({ context }, String(message));
+
+  logSchemaBuild(message: string): void {
+    this.logger.debug(message);
   }
-  debug(message: unknown, context?: string) {
-    this.logger.debug({ context }, String(message));
+
+  logMigration(message: string): void {
+    this.logger.log(message);
   }
-  verbose(message: unknown, context?: string) {
-    this.logger.trace({ context }, String(message));
+
+  log(level: 'log' | 'info' | 'warn', message: unknown, _queryRunner?: QueryRunner): void {
+    if (level === 'warn') this.logger.warn(String(message));
+    else this.logger.log(String(message));
   }
+}
+
+function messageOf(error: string | Error): string {
+  return typeof error === 'string' ? error : error.message;
+}
+
+function truncate(query: string): string {
+  return query.length > 300 ? `${query.slice(0, 300)}…` : query;
 }

@@ -6,16 +6,17 @@ import type { NextFunction, Request, Response } from 'express';
  * Which sites may actually play is decided by the join (allowed domains), not by CORS.
  */
 const PUBLIC_PATHS = [
-  /^\/api\/stations\/[^/]+$/,
-  /^\/api\/users\/[^/]+\/stations(\/[^/]+)?$/,
-  /^\/api\/joinStationAsReceiver$/,
+  /^\/api\/stations\/[^/]+\/?$/,
+  /^\/api\/users\/[^/]+\/stations(\/[^/]+)?\/?$/,
+  /^\/api\/joinStationAsReceiver\/?$/,
 ];
 
 export function publicCors(req: Request, res: Response, next: NextFunction): void {
-  if (!req.headers.origin || !PUBLIC_PATHS.some((p) => p.test(req.path))) return next();
+  if (!PUBLIC_PATHS.some((p) => p.test(req.path))) return next();
+  // Also without an Origin: a shared cache may hand this response to a page on another site.
   res.setHeader('Access-Control-Allow-Origin', '*');
-  res.setHeader('Access-Control-Expose-Headers', 'Retry-After');
-  if (req.method === 'OPTIONS') {
+  res.setHeader('Access-Control-Expose-Headers', 'Retry-After, ETag');
+  if (req.method === 'OPTIONS' && req.headers.origin) {
     res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
     res.setHeader('Access-Control-Allow-Headers', 'Content-Type');
     res.setHeader('Access-Control-Max-Age', '600');

@@ -58,6 +58,8 @@ export class TokenSigner<T extends object> {
 export interface StationTokenClaims {
   stationId: string;
   userId: string;
+  /** The sign-in session it was issued under: revoking that session revokes the token. */
+  sid: string;
   /** Token id: a reconnect with the same token replaces its own earlier publish. */
   tid: string;
 }

@@ -1,14 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { IceServer } from '@radiobroadcaster/contracts';
 import { z } from 'zod';
-
-/** The repository root, from `apps/api/{src,dist}/config/`. */
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
+import { StartupError } from '../common/startup-error.js';
+import { TURN_URL, type TurnConfig } from '../turn/ice-servers.js';
+import { REPO_ROOT } from '../common/repo-root.js';
 
 const bool = z.enum(['true', 'false', '1', '0', '']).transform((v) => v === 'true' || v === '1');
 const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
+/** A port, or unset (an empty value too). */
+const optionalPort = z.preprocess(
+  (v) => (v === '' ? undefined : v),
+  z.coerce.number().int().min(0).max(65535).optional(),
+);
 
 /**
  * Every environment variable the product reads, validated once at boot.
@@ -33,12 +38,27 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RATE_LIMIT_AUTH_PER_MINUTE: int(10),
   RATE_LIMIT_JOIN_PER_MINUTE: int(30),
+  RATE_LIMIT_PUBLISH_PER_MINUTE: int(30),
+  RATE_LIMIT_MAIL_PER_HOUR: int(5),
+  MAX_LISTENERS_PER_IP: int(50),
+  MAX_LISTENERS_PER_STATION: int(10000),
+  RATE_LIMIT_SOCKET_EVENTS_PER_SECOND: z.coerce.number().int().positive().default(10),
   RTC_ANNOUNCED_ADDRESS: z.string().optional(),
   RTC_PORT_MIN: int(0),
   RTC_PORT_MAX: int(0),
+  RTC_UDP_PORT: optionalPort,
+  RTC_TCP_PORT: optionalPort,
   ICE_SERVERS: z.string().default('[]'),
+  TURN_URLS: z.string().default(''),
+  TURN_SECRET: z.string().default(''),
+  TURN_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(7 * 86400)
+    .default(86400),
   SFU_SHARDS: z.coerce.number().int().nonnegative().optional(),
-  SFU_MAX_LISTENERS: int(0),
+  SFU_MAX_LISTENERS: z.coerce.number().int().nonnegative().optional(),
   PUBLISHER_GRACE_MS: int(10000),
   SFU_MODE: z.enum(['embedded', 'remote']).default('embedded'),
   SFU_SECRET: z.string().default(''),
@@ -51,49 +71,76 @@ const EnvSchema = z.object({
   PRESS_KIT_URL: z.string().default('https://drive.example.com/radio-broadcaster-press-kit'),
   DISCORD_URL: z.string().default('https://discord.gg/radio-broadcaster'),
   TRUST_PROXY: bool.default(false),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, 'comma-separated seconds, e.g. 5,300,1800')
+    .default('5,300,1800,7200,18000,36000,36000'),
+  WEBHOOK_TIMEOUT_MS: int(10000),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+  WEBHOOK_LOG_RETENTION_DAYS: int(30),
+  STATS_RETENTION_DAYS: int(35),
+  STATS_ROLLUP_INTERVAL_MS: int(15000),
+  STATS_HEARTBEAT_MS: int(15000),
+  RECORDINGS_DIR: z.string().optional(),
+  DEMO_STATION: bool.default(true),
+  RECORDINGS_S3_BUCKET: z.string().optional(),
+  RECORDINGS_S3_ENDPOINT: z.string().url().optional(),
+  RECORDINGS_S3_REGION: z.string().default('us-east-1'),
+  RECORDINGS_S3_ACCESS_KEY_ID: z.string().optional(),
+  RECORDINGS_S3_SECRET_ACCESS_KEY: z.string().optional(),
+  RECORDINGS_S3_PREFIX: z.string().default('recordings/'),
+  NODE_ENV: z.string().default('development'),
+  METRICS_TOKEN: z.string().min(16).optional(),
+  API_DOCS: z.enum(['true', 'false', '1', '0']).optional(),
+  PASSWORD_SCRYPT: z
+    .string()
+    .regex(/^\d+,\d+,\d+$/, 'N,r,p, e.g. 16384,8,5')
+    .default('16384,8,5'),
 });
 
+/** The name of every variable the API reads (.env.example and the README list them all). */
+export const ENV_NAMES = Object.keys(EnvSchema.shape);
+
 export type AppConfig = ReturnType<typeof loadConfig>;
+export type RateLimitName = keyof AppConfig['rateLimits'];
 
 /** Reads and validates the environment into one typed object (the only `process.env` reader). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-    throw new Error(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+    throw new StartupError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const e = parsed.data;
   if (e.SFU_MODE === 'remote' && !e.REDIS_URL) {
-    throw new Error(
+    throw new StartupError(
       'Invalid configuration:\n  SFU_MODE=remote needs REDIS_URL (the SFU node registry)',
     );
   }
   const dataDir = resolve(e.DATA_DIR);
+  const extraOrigins = e.TRUSTED_ORIGINS.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(originOrThrow);
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, '');
-  let iceServers: { urls: string | string[]; username?: string; credential?: string }[];
+  let iceServers: IceServer[];
   try {
-    iceServers = z
-      .array(
-        z.object({
-          urls: z.union([z.string(), z.array(z.string())]),
-          username: z.string().optional(),
-          credential: z.string().optional(),
-        }),
-      )
-      .parse(JSON.parse(e.ICE_SERVERS));
+    iceServers = z.array(IceServer).parse(JSON.parse(e.ICE_SERVERS));
   } catch {
-    throw new Error('Invalid configuration:\n  ICE_SERVERS: must be a JSON array of RTCIceServer');
+    throw new StartupError(
+      'Invalid configuration:\n  ICE_SERVERS: must be a JSON array of RTCIceServer',
+    );
   }
+  const turn = turnConfig(e.TURN_URLS, e.TURN_SECRET, e.TURN_TTL_SECONDS);
   return {
     port: e.PORT,
     host: e.HOST,
     publicUrl,
-    trustedOrigins: [
-      new URL(publicUrl).origin,
-      ...e.TRUSTED_ORIGINS.split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    ],
+    /** Set explicitly, or derived from PORT (then settled by `settleListeningPort` when PORT=0). */
+    publicUrlExplicit: e.PUBLIC_URL !== undefined,
+    /** Origins of our own pages: PUBLIC_URL (with its loopback spellings), then TRUSTED_ORIGINS. */
+    trustedOrigins: trustedOriginsFor(publicUrl, extraOrigins),
+    extraOrigins,
     databaseUrl: e.DATABASE_URL,
     dataDir,
     pgliteDir: resolve(dataDir, 'pglite'),
@@ -107,17 +154,37 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     mailFrom: e.MAIL_FROM,
     supportEmail: e.SUPPORT_EMAIL,
     logLevel: e.LOG_LEVEL,
-    rateLimit: {
-      authPerMinute: e.RATE_LIMIT_AUTH_PER_MINUTE,
-      joinPerMinute: e.RATE_LIMIT_JOIN_PER_MINUTE,
+    /** Every request limit, per client IP; `0` turns one off. Routes name theirs with `@RateLimit`. */
+    rateLimits: {
+      /** sign-in, sign-up, password changes and resets */
+      auth: { limit: e.RATE_LIMIT_AUTH_PER_MINUTE, ttlMs: 60_000 },
+      /** joinStationAsReceiver and WHEP offers (each counted on its own) */
+      listen: { limit: e.RATE_LIMIT_JOIN_PER_MINUTE, ttlMs: 60_000 },
+      /** WHIP offers and station token refreshes */
+      publish: { limit: e.RATE_LIMIT_PUBLISH_PER_MINUTE, ttlMs: 60_000 },
+      /** verification and password-reset mails */
+      mail: { limit: e.RATE_LIMIT_MAIL_PER_HOUR, ttlMs: 3_600_000 },
+    },
+    /** Per socket.io connection (joins, leaves), counted in the process that holds it. */
+    socketRateLimit: {
+      eventsPerSecond: e.RATE_LIMIT_SOCKET_EVENTS_PER_SECOND,
+      burst: 2 * e.RATE_LIMIT_SOCKET_EVENTS_PER_SECOND,
     },
     rtc: {
       announcedAddress: e.RTC_ANNOUNCED_ADDRESS,
       portRange:
         e.RTC_PORT_MIN && e.RTC_PORT_MAX ? { min: e.RTC_PORT_MIN, max: e.RTC_PORT_MAX } : undefined,
+      /** One UDP (and TCP) port for every WebRTC session of the embedded SFU; unset: a socket per session. */
+      udpPort: e.RTC_UDP_PORT,
+      tcpPort: e.RTC_TCP_PORT,
       iceServers,
+      /** TURN relays whose credentials are minted per caller (REST shared secret), or null. */
+      turn,
       shards: e.SFU_SHARDS,
-      maxListeners: e.SFU_MAX_LISTENERS || undefined,
+      /** undefined: the engine's default for its shard count; 0: no limit. */
+      maxListeners: e.SFU_MAX_LISTENERS,
+      /** Listening sessions per client IP and per station, across the cluster (0: no cap). */
+      listenerCaps: { perIp: e.MAX_LISTENERS_PER_IP, perStation: e.MAX_LISTENERS_PER_STATION },
       publisherGraceMs: e.PUBLISHER_GRACE_MS,
     },
     sfu: {
@@ -135,7 +202,107 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       '/discord': e.DISCORD_URL,
     } as Record<string, string>,
     trustProxy: e.TRUST_PROXY,
+    webhooks: {
+      /** Seconds to wait before each retry; the first attempt is immediate. */
+      retrySchedule: e.WEBHOOK_RETRY_SCHEDULE.split(',').map((s) => Number(s.trim())),
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS || 10000,
+      allowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      logRetentionDays: e.WEBHOOK_LOG_RETENTION_DAYS,
+    },
+    recordings: {
+      /** Ogg/Opus files, `{stationId}/{recordingId}.ogg`. */
+      dir: resolve(e.RECORDINGS_DIR ?? resolve(dataDir, 'recordings')),
+      /** An S3-compatible bucket finished recordings move to (the directory stages them), or null. */
+      s3: e.RECORDINGS_S3_BUCKET
+        ? {
+            bucket: e.RECORDINGS_S3_BUCKET,
+            endpoint: e.RECORDINGS_S3_ENDPOINT,
+            region: e.RECORDINGS_S3_REGION,
+            /** Unset: the AWS SDK's own chain (AWS_* variables, profiles, instance roles). */
+            credentials:
+              e.RECORDINGS_S3_ACCESS_KEY_ID && e.RECORDINGS_S3_SECRET_ACCESS_KEY
+                ? {
+                    accessKeyId: e.RECORDINGS_S3_ACCESS_KEY_ID,
+                    secretAccessKey: e.RECORDINGS_S3_SECRET_ACCESS_KEY,
+                  }
+                : undefined,
+            prefix: e.RECORDINGS_S3_PREFIX,
+          }
+        : null,
+    },
+    stats: {
+      /** Raw sessions and minute rollups are kept this long; hourly rollups for good. */
+      retentionDays: Math.max(1, e.STATS_RETENTION_DAYS),
+      rollupIntervalMs: Math.max(200, e.STATS_ROLLUP_INTERVAL_MS),
+      /** A node's listening sessions end at its last beat once it misses three. */
+      heartbeatMs: Math.max(200, e.STATS_HEARTBEAT_MS),
+    },
+    /** The server publishes the demo station (/radiobroadcaster/demo) itself. */
+    demoStation: e.DEMO_STATION,
+    passwordScrypt: scryptCost(e.PASSWORD_SCRYPT),
+    metricsToken: e.METRICS_TOKEN,
+    /** The OpenAPI page at /api/docs: on unless NODE_ENV=production, or as API_DOCS says. */
+    apiDocs: e.API_DOCS ? e.API_DOCS === 'true' || e.API_DOCS === '1' : e.NODE_ENV !== 'production',
   };
+}
+
+/** `N,r,p`: N a power of two from 1024, r 1–32, p 1–16 (what stored hashes may use). */
+function scryptCost(value: string): { N: number; r: number; p: number } {
+  const [N, r, p] = value.split(',').map(Number) as [number, number, number];
+  if (N < 1024 || N > 1 << 20 || (N & (N - 1)) !== 0 || r < 1 || r > 32 || p < 1 || p > 16) {
+    throw new StartupError(
+      `Invalid configuration:\n  PASSWORD_SCRYPT: N must be a power of two from 1024 to 2^20, r 1-32, p 1-16`,
+    );
+  }
+  return { N, r, p };
+}
+
+/**
+ * With PORT=0 (any free port) and no PUBLIC_URL, the public URL is known only once the server
+ * listens: point it, and the trusted origins, at the port it got.
+ */
+export function settleListeningPort(config: AppConfig, port: number): void {
+  if (config.port !== 0 || config.publicUrlExplicit) return;
+  config.publicUrl = `http://localhost:${port}`;
+  config.trustedOrigins = trustedOriginsFor(config.publicUrl, config.extraOrigins);
+}
+
+function trustedOriginsFor(publicUrl: string, extra: string[]): string[] {
+  return [...new Set([...withLoopbackAliases(new URL(publicUrl).origin), ...extra])];
+}
+
+const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
+
+/** `http://localhost:3000` is the same server as `http://127.0.0.1:3000`: trust every spelling. */
+function withLoopbackAliases(origin: string): string[] {
+  const u = new URL(origin);
+  if (!LOOPBACK.includes(u.hostname)) return [origin];
+  return [origin, ...LOOPBACK.map((h) => `${u.protocol}//${h}${u.port ? `:${u.port}` : ''}`)];
+}
+
+function originOrThrow(value: string): string {
+  try {
+    return new URL(value).origin;
+  } catch {
+    throw new StartupError(`Invalid configuration:\n  TRUSTED_ORIGINS: '${value}' is not a URL`);
+  }
+}
+
+/** TURN_URLS + TURN_SECRET: both or neither; every URL a `turn:` or `turns:` URL. */
+function turnConfig(urlList: string, secret: string, ttlSeconds: number): TurnConfig | null {
+  const urls = urlList
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+  if (urls.length === 0 && !secret) return null;
+  const bad = urls.filter((u) => !TURN_URL.test(u));
+  const problems = [
+    ...bad.map((u) => `TURN_URLS: not a turn:/turns: URL: ${u}`),
+    ...(urls.length === 0 ? ['TURN_URLS: needed with TURN_SECRET'] : []),
+    ...(secret.length < 16 ? ['TURN_SECRET: at least 16 characters, the same as the relay'] : []),
+  ];
+  if (problems.length) throw new StartupError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  return { urls, secret, ttlSeconds };
 }
 
 /** One random secret per data directory, so sessions survive restarts of the embedded setup. */

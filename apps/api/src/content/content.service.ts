@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DEMO_SLUG, DEMO_USERNAME } from '@radiobroadcaster/contracts';
@@ -14,12 +13,12 @@ import {
   type PostEntry,
   type TutorialEntry,
 } from './content.types.js';
+import { REPO_ROOT } from '../common/repo-root.js';
 
-/** The repository root, from `apps/api/{src,dist}/content/`. */
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
+/** The blog and tutorials compiled by content/build.mjs. */
 export const CONTENT_JSON = resolve(REPO_ROOT, 'content/dist/content.json');
 
-/** Public pages of the site other than content and stations (spec §2). */
+/** Public pages of the site other than content and stations (listed in the sitemap). */
 export const STATIC_PATHS = ['/', '/about', '/embed', '/ios', '/privacy', '/tutorial', '/signin'];
 
 export type ContentPage =

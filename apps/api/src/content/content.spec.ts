@@ -65,7 +65,7 @@ describe('content: pages, structured data, sitemap, robots, feed', () => {
     await t?.close();
   });
 
-  it('bundles two posts and the six tutorials with the spec figures', () => {
+  it('bundles two posts and the six tutorials with their published figures', () => {
     expect(content.blog).toHaveLength(2);
     const slugs = content.tutorials.map((x) => x.slug);
     for (const platform of ['wordpress', 'wix', 'squarespace', 'webflow', 'html'])
@@ -156,7 +156,7 @@ describe('content: pages, structured data, sitemap, robots, feed', () => {
     }
   });
 
-  it("answers unknown slugs with 404, the spec's title and noindex", async () => {
+  it('answers unknown slugs with 404, the not-found title and noindex', async () => {
     const post = await request(t.url).get('/blog/no-such-post').expect(404);
     expect(post.text).toContain('<title>Post not found | Radio Broadcaster</title>');
     expect(post.text).toContain('<meta name="robots" content="noindex" />');

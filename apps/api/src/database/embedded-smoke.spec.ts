@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CreateStationResponse } from '@radiobroadcaster/contracts';
 import request from 'supertest';
+import { StatsRollup } from '../stats/stats-rollup.js';
 import { signUp, startTestApp, type TestApp } from '../testing/test-app.js';
 
 /** The same flows as the PostgreSQL suites, on embedded PGlite through pglite-socket. */
@@ -8,7 +9,7 @@ describe('smoke on embedded PGlite', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({ embedded: true });
-  }, 30_000);
+  }, 90_000); // PGlite's first start on a busy machine
   afterAll(async () => {
     await t.close();
   });
@@ -79,5 +80,11 @@ describe('smoke on embedded PGlite', () => {
     expect(results.map((r) => r.status)).toEqual(names.map(() => 201));
     const list = await request(t.url).get(`/api/users/${owner.username}/stations`).expect(200);
     expect(list.body.stations).toHaveLength(12);
+  });
+
+  it('runs a stats rollup on its single connection and still answers afterwards', async () => {
+    await t.app.get(StatsRollup).run();
+    const health = await request(t.url).get('/health').expect(200);
+    expect(health.body.checks.database.status).toBe('up');
   });
 });

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { type AllowedDomain, LIMITS } from '@radiobroadcaster/contracts';
-import type { Repository } from 'typeorm';
+import { QueryFailedError, type Repository } from 'typeorm';
 import { AppError } from '../common/app-error.js';
 import { AllowedDomainEntity } from './allowed-domain.entity.js';
 import { hostAllowed, normalizeDomain, originHost } from './domain-rules.js';
@@ -26,15 +26,22 @@ export class DomainsService {
       ]);
     const existing = await this.repo.findOne({ where: { userId, domain: normalized.domain } });
     if (existing) return { domain: view(existing), created: false };
-    if ((await this.repo.count({ where: { userId } })) >= LIMITS.allowedDomainsPerUser) {
-      throw AppError.conflict(`You can allow at most ${LIMITS.allowedDomainsPerUser} domains`);
+    if ((await this.repo.count({ where: { userId } })) >= LIMITS.allowedDomainsPerUser)
+      throw full();
+    try {
+      await this.repo
+        .createQueryBuilder()
+        .insert()
+        .values({ userId, domain: normalized.domain })
+        .orIgnore()
+        .execute();
+    } catch (err) {
+      // The database has the last word when adds race (see the allowed_domains_cap trigger).
+      const d =
+        err instanceof QueryFailedError ? (err.driverError as { constraint?: string }) : null;
+      if (d?.constraint === 'allowed_domains_per_user_max') throw full();
+      throw err;
     }
-    await this.repo
-      .createQueryBuilder()
-      .insert()
-      .values({ userId, domain: normalized.domain })
-      .orIgnore()
-      .execute();
     const row = await this.repo.findOneOrFail({ where: { userId, domain: normalized.domain } });
     return { domain: view(row), created: true };
   }
@@ -50,15 +57,18 @@ export class DomainsService {
    * Whether a page on `origin` may play this owner's stations. Browsers always send `Origin` on a
    * POST, so its absence means a non-browser client, which no domain list can restrict anyway.
    * The product's own origins are always allowed; otherwise an empty list allows every site.
+   * `Origin: null` is a browser page whose site is hidden (sandboxed iframe, data: URL): it can
+   * never match a listed domain.
    */
   async originAllowed(
     ownerId: string,
     origin: string | null,
     ownOrigins: readonly string[],
   ): Promise<boolean> {
-    if (!origin || ownOrigins.includes(origin)) return true;
+    if (origin === null || ownOrigins.includes(origin)) return true;
     const rows = await this.repo.find({ where: { userId: ownerId }, select: { domain: true } });
     if (rows.length === 0) return true;
+    if (origin === 'null') return false;
     const host = originHost(origin);
     return (
       host !== null &&
@@ -74,6 +84,10 @@ export class DomainsService {
     const rows = await this.repo.find({ where: { userId: ownerId }, select: { domain: true } });
     return rows.map((r) => r.domain);
   }
+}
+
+function full(): AppError {
+  return AppError.conflict(`You can allow at most ${LIMITS.allowedDomainsPerUser} domains`);
 }
 
 function view(row: AllowedDomainEntity): AllowedDomain {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { LIMITS } from '@radiobroadcaster/contracts';
 import request from 'supertest';
 import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
 
@@ -123,5 +124,22 @@ describe('allowed domains API (PostgreSQL)', () => {
       .send({ domain: 'one-more.example.com' })
       .expect(409);
     expect(res.body.message).toContain('100');
+  });
+
+  it('holds the 100-domain cap when 150 adds race', async () => {
+    const fresh = await signUp(t.url);
+    const statuses = await Promise.all(
+      Array.from({ length: 150 }, (_, i) =>
+        request(t.url)
+          .post('/api/me/allowed-domains')
+          .set(fresh.auth)
+          .send({ domain: `race${i}.example.com` })
+          .then((r) => r.status),
+      ),
+    );
+    expect(statuses.filter((s) => s === 201)).toHaveLength(LIMITS.allowedDomainsPerUser);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(150 - LIMITS.allowedDomainsPerUser);
+    const list = await request(t.url).get('/api/me/allowed-domains').set(fresh.auth).expect(200);
+    expect(list.body.domains).toHaveLength(LIMITS.allowedDomainsPerUser);
   });
 });

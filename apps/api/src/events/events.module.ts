@@ -1,6 +1,9 @@
 import { Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
+import { RedisService } from '../redis/redis.service.js';
 import { EventBus, InProcessEventBus, RedisEventBus } from './event-bus.js';
+import { PgEventOutbox } from './event-outbox.js';
 
 @Injectable()
 class EventBusCloser implements OnApplicationShutdown {
@@ -15,10 +18,15 @@ class EventBusCloser implements OnApplicationShutdown {
   providers: [
     {
       provide: EventBus,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig): EventBus =>
-        config.redisUrl
-          ? new RedisEventBus(config.redisUrl, config.eventPrefix)
+      inject: [APP_CONFIG, RedisService, DataSource],
+      useFactory: (config: AppConfig, redis: RedisService, db: DataSource): EventBus =>
+        redis.client
+          ? new RedisEventBus(
+              redis.duplicate('events-pub')!,
+              redis.duplicate('events-sub')!,
+              config.eventPrefix,
+              new PgEventOutbox(db),
+            )
           : new InProcessEventBus(),
     },
     EventBusCloser,

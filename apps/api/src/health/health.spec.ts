@@ -24,7 +24,7 @@ describe('GET /health', () => {
     expect(res.body.error).toBe('NotFound');
   });
 
-  it('serves the OpenAPI document with the spec routes at /api/docs', async () => {
+  it('serves the OpenAPI document with the product routes at /api/docs', async () => {
     await request(t.url).get('/api/docs').expect(200);
     const doc = await request(t.url).get('/api/docs-json').expect(200);
     const paths = Object.keys(doc.body.paths as object);

@@ -1,6 +1,22 @@
-import { ErrorTag } from '@radiobroadcaster/contracts';
+import {
+  All,
+  type CallHandler,
+  createParamDecorator,
+  Delete,
+  type ExecutionContext,
+  HttpCode,
+  Injectable,
+  type NestInterceptor,
+  Options,
+  Param,
+  Res,
+  UseInterceptors,
+} from '@nestjs/common';
+import { ErrorTag, StationId } from '@radiobroadcaster/contracts';
 import type { Request, Response } from 'express';
 import { AppError } from '../common/app-error.js';
+import { ZodPipe } from '../common/zod.pipe.js';
+import type { Caller } from './media.service.js';
 
 export function bearerOf(req: Request): string | null {
   const h = req.headers.authorization;
@@ -9,14 +25,21 @@ export function bearerOf(req: Request): string | null {
   return m ? m[1]! : null;
 }
 
+/**
+ * The `Origin` header as sent, `'null'` included (a sandboxed iframe, a `data:` page: a browser
+ * whose site can't be known), or null when there is none (not a browser).
+ */
 export function originOf(req: Request): string | null {
   const o = req.headers.origin;
-  return typeof o === 'string' && o !== 'null' ? o : null;
+  return typeof o === 'string' && o !== '' ? o : null;
 }
 
-/** Absolute base of this API as the client reached it (honours `trust proxy`). */
-export function baseUrlOf(req: Request): string {
-  return `${req.protocol}://${req.get('host')}`;
+export function callerOf(req: Request): Caller {
+  return {
+    origin: originOf(req),
+    ip: req.ip ?? req.socket.remoteAddress ?? 'unknown',
+    userAgent: req.get('user-agent') ?? null,
+  };
 }
 
 /** WHIP/WHEP bodies: `application/sdp` only (415 otherwise), non-empty. */
@@ -36,8 +59,96 @@ export function sdpBody(req: Request): string {
 export function setMediaCors(req: Request, res: Response): void {
   res.setHeader('Access-Control-Allow-Origin', originOf(req) ?? '*');
   res.setHeader('Vary', 'Origin');
+  // PATCH stays allowed so that trickle-ICE clients read our 405 instead of a CORS failure.
   res.setHeader('Access-Control-Allow-Methods', 'POST, DELETE, PATCH, OPTIONS');
   res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, If-Match');
   res.setHeader('Access-Control-Expose-Headers', 'Location, ETag, Link, Accept-Patch');
   res.setHeader('Access-Control-Max-Age', '600');
+}
+
+/**
+ * 201 with the SDP answer and the session's URL (`Location`) to DELETE; `links` are the caller's
+ * ICE servers as RFC 9725 `Link: <turn:…>; rel="ice-server"` values.
+ */
+export function sendAnswer(
+  res: Response,
+  resource: string,
+  session: { sessionId: string; answer: string },
+  links: string[] = [],
+): void {
+  if (links.length) res.setHeader('Link', links);
+  res
+    .status(201)
+    .setHeader('Content-Type', 'application/sdp')
+    .setHeader('Location', `${resource}/sessions/${session.sessionId}`)
+    .send(session.answer);
+}
+
+const requestOf = (ctx: ExecutionContext) => ctx.switchToHttp().getRequest<Request>();
+
+/** The route's `:stationId`, a UUID (400 otherwise). */
+export const StationParam = () => Param('stationId', new ZodPipe(StationId));
+/** The route's `:sessionId`, a UUID like every session id (400 otherwise). */
+export const SessionParam = () => Param('sessionId', new ZodPipe(StationId));
+/** The bearer token of the request, or null. */
+export const Bearer = createParamDecorator((_: unknown, ctx: ExecutionContext) =>
+  bearerOf(requestOf(ctx)),
+);
+/** The SDP offer in the body (`application/sdp`, 415 otherwise; 400 when empty). */
+export const SdpOffer = createParamDecorator((_: unknown, ctx: ExecutionContext) =>
+  sdpBody(requestOf(ctx)),
+);
+/** Who is asking (Origin, client IP). */
+export const CallerOf = createParamDecorator((_: unknown, ctx: ExecutionContext) =>
+  callerOf(requestOf(ctx)),
+);
+
+/** CORS headers on every answer of a WHIP/WHEP resource, errors included. */
+@Injectable()
+export class MediaCors implements NestInterceptor {
+  intercept(ctx: ExecutionContext, next: CallHandler) {
+    const http = ctx.switchToHttp();
+    setMediaCors(http.getRequest<Request>(), http.getResponse<Response>());
+    return next.handle();
+  }
+}
+
+/**
+ * What WHIP and WHEP resources share: CORS on every answer, the preflight, DELETE of a session, and
+ * 405 for trickle ICE and ICE restarts. Subclasses add the POST that opens a session.
+ */
+@UseInterceptors(MediaCors)
+export abstract class SdpResourceController {
+  @Options(['', 'sessions/:sessionId'])
+  @HttpCode(204)
+  preflight(@Res({ passthrough: true }) res: Response): void {
+    res.setHeader('Accept-Post', 'application/sdp');
+  }
+
+  @Delete('sessions/:sessionId')
+  @HttpCode(204)
+  end(
+    @StationParam() stationId: string,
+    @SessionParam() sessionId: string,
+    @Bearer() bearer: string | null,
+  ): Promise<void> {
+    return this.endSession(stationId, sessionId, bearer);
+  }
+
+  /** Registered after DELETE, so it only takes the other methods. */
+  @All('sessions/:sessionId')
+  unsupported(@Res({ passthrough: true }) res: Response): never {
+    res.setHeader('Allow', 'DELETE, OPTIONS');
+    throw new AppError(
+      ErrorTag.MethodNotAllowed,
+      'Trickle ICE and ICE restarts are not supported; offers must carry their candidates',
+    );
+  }
+
+  /** Ends the session (the bearer must be the one that may). */
+  protected abstract endSession(
+    stationId: string,
+    sessionId: string,
+    bearer: string | null,
+  ): Promise<void>;
 }

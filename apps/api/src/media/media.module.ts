@@ -1,18 +1,22 @@
 import { Module } from '@nestjs/common';
 import { DomainsModule } from '../domains/domains.module.js';
-import { StationsModule } from '../stations/stations.module.js';
 import { MetricsController } from '../metrics/metrics.controller.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { StreamKeysModule } from '../radio/stream-keys.module.js';
+import { StationsModule } from '../stations/stations.module.js';
+import { StatsModule } from '../stats/stats.module.js';
+import { TurnModule } from '../turn/turn.module.js';
 import { JoinController } from './join.controller.js';
-import { MediaEngineCloser, mediaEngineProvider } from './media-engine.provider.js';
+import { MEDIA_ENGINE, mediaProviders } from './media.providers.js';
 import { MediaService } from './media.service.js';
+import { StationLifecycle } from './station-lifecycle.service.js';
 import { WhepController } from './whep.controller.js';
 import { WhipController } from './whip.controller.js';
 
 @Module({
-  imports: [StationsModule, DomainsModule],
+  imports: [StationsModule, DomainsModule, StatsModule, StreamKeysModule, TurnModule],
   controllers: [JoinController, WhipController, WhepController, MetricsController],
-  providers: [mediaEngineProvider, MediaEngineCloser, MediaService, MetricsService],
-  exports: [MediaService],
+  providers: [...mediaProviders, MediaService, StationLifecycle, MetricsService],
+  exports: [MEDIA_ENGINE, MediaService, MetricsService],
 })
 export class MediaModule {}

@@ -1,87 +1,117 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnModuleDestroy,
-  type OnModuleInit,
-} from '@nestjs/common';
+import { createHash, randomUUID } from 'node:crypto';
+import { IceServersService } from '../turn/ice-servers.service.js';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { ErrorTag, type JoinStationResponse } from '@radiobroadcaster/contracts';
-import { CapacityError, type EngineEvent, type MediaEngine, SdpError } from '@radiobroadcaster/sfu';
+import {
+  CapacityError,
+  SdpError,
+  type MediaEngine,
+  type PacketPublisher,
+  type SessionAnswer,
+} from '@radiobroadcaster/sfu';
 import { AppError } from '../common/app-error.js';
 import type { StationTokenClaims } from '../common/signed-token.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { DomainsService } from '../domains/domains.service.js';
 import { EventBus } from '../events/event-bus.js';
+import { STREAM_KEY_PREFIX, StreamKeysService } from '../radio/stream-keys.service.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import type { StationEntity } from '../stations/station.entity.js';
+import { ListeningSessions } from '../stats/listening-sessions.service.js';
 import { StationTokensService } from '../stations/station-tokens.service.js';
 import { StationsService } from '../stations/stations.service.js';
-import { MetricsService } from '../metrics/metrics.service.js';
-import { MEDIA_ENGINE } from './media-engine.provider.js';
-import { isClusterEngine, type ClusterEngine } from './remote-engine.js';
+import { MEDIA_ENGINE } from './media.providers.js';
+import { SessionStore, type ListenerSlot } from './session-store.js';
 
-interface PublisherSession {
-  sessionId: string;
-  tokenId: string;
-  userId: string;
-}
-
-interface ListenerSession {
-  stationId: string;
-  /** The listener token that opened it, if any: DELETE must show the same one. */
-  token: string | null;
+/** Who is asking, as far as signalling cares. */
+export interface Caller {
+  /** The request's `Origin` header as sent (`'null'` from sandboxed or opaque pages), or null without one. */
+  origin: string | null;
+  /** Client IP (honours TRUST_PROXY). */
+  ip: string;
+  /** Only a coarse client kind is derived from it for the stats; it is never stored. */
+  userAgent?: string | null;
 }
 
 /**
- * Signalling and lifecycle around the media engine: who may publish or listen, the station's
- * live/offline transitions, and listener counts on the event bus.
+ * Signalling: who may publish or listen, and the WHIP/WHEP sessions they open. The station's
+ * lifecycle (live, grace, offline) is `StationLifecycle`'s.
  */
 @Injectable()
 export class MediaService implements OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger('Media');
-  private readonly publishers = new Map<string, PublisherSession>();
-  private readonly listeners = new Map<string, ListenerSession>();
-  private readonly graceTimers = new Map<string, NodeJS.Timeout>();
-  private readonly off: (() => void)[] = [];
-  /** Cluster mode: sessions and the station's publisher live in Redis, any API node may be asked. */
-  private readonly cluster: ClusterEngine | null;
+  private off: (() => void) | null = null;
 
   constructor(
     @Inject(MEDIA_ENGINE) private readonly engine: MediaEngine,
+    @Inject(SessionStore) private readonly sessions: SessionStore,
     @Inject(StationsService) private readonly stations: StationsService,
     @Inject(StationTokensService) private readonly tokens: StationTokensService,
     @Inject(DomainsService) private readonly domains: DomainsService,
-    @Inject(EventBus) private readonly bus: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(MetricsService) private readonly metrics: MetricsService,
-  ) {
-    this.cluster = isClusterEngine(engine) ? engine : null;
-  }
+    @Inject(ListeningSessions) private readonly listening: ListeningSessions,
+    @Inject(StreamKeysService) private readonly streamKeys: StreamKeysService,
+    @Inject(EventBus) private readonly bus: EventBus,
+    @Inject(IceServersService) private readonly ice: IceServersService,
+  ) {}
 
   onModuleInit(): void {
-    this.off.push(this.engine.on((e) => void this.onEngineEvent(e)));
-    this.off.push(
-      this.bus.subscribe('station.ended', ({ stationId }, meta) => {
-        this.clearGrace(stationId);
-        this.publishers.delete(stationId);
-        // In cluster mode the node that ended the station closes it on every SFU node.
-        if (!this.cluster || meta.local) void this.engine.closeStation(stationId);
-      }),
-    );
+    // However a listener goes (ICE failure, station closed), its listening session ends.
+    const offEngine = this.engine.on((e) => {
+      if (e.type === 'listener-gone') void this.listening.ended(e.sessionId);
+    });
+    const offBus = this.bus.subscribe('station.streamKeyRotated', ({ stationId }) => {
+      void this.cutOffOldKey(stationId);
+    });
+    this.off = () => {
+      offEngine();
+      offBus();
+    };
   }
 
   onModuleDestroy(): void {
-    for (const off of this.off) off();
-    for (const t of this.graceTimers.values()) clearTimeout(t);
+    this.off?.();
+  }
+
+  /** The publisher session opened with a stream key that was just rotated away ends now. */
+  private async cutOffOldKey(stationId: string): Promise<void> {
+    const current = await this.sessions.publisher(stationId);
+    if (!current?.tokenId.startsWith(STREAM_KEY_TOKEN)) return;
+    const keyHash = current.tokenId.slice(STREAM_KEY_TOKEN.length);
+    if (await this.streamKeys.isCurrent(stationId, keyHash)) return;
+    await this.engine.unpublish(stationId, current.sessionId);
+  }
+
+  /**
+   * Who publishes with `bearer`: a short-lived station token, or the station's persistent stream
+   * key (OBS and other software configured once), whose id is `key:{hash}`.
+   */
+  private async publishingClaims(
+    stationId: string,
+    bearer: string | null,
+  ): Promise<{ tid: string; userId: string }> {
+    if (bearer?.startsWith(STREAM_KEY_PREFIX)) {
+      const hash = await this.streamKeys.verify(stationId, bearer);
+      if (!hash) throw AppError.unauthorized('Invalid stream key');
+      const station = await this.stations.entity(stationId);
+      return { tid: `${STREAM_KEY_TOKEN}${hash}`, userId: station.broadcasterId };
+    }
+    return this.verifyStationToken(stationId, bearer);
   }
 
   // ---- publishing (WHIP) ----
 
   /** Verifies a station token for `stationId`: 401 when missing or bad, 403 for another station. */
-  verifyStationToken(stationId: string, bearer: string | null): StationTokenClaims {
+  async verifyStationToken(stationId: string, bearer: string | null): Promise<StationTokenClaims> {
     if (!bearer) throw AppError.unauthorized('A station token is required (Authorization: Bearer)');
-    const result = this.tokens.station.verify(bearer);
+    const result = await this.tokens.verifyStationToken(bearer);
     if (!result.ok) {
       throw AppError.unauthorized(
-        result.reason === 'expired' ? 'Station token expired' : 'Invalid station token',
+        result.reason === 'expired'
+          ? 'Station token expired'
+          : result.reason === 'revoked'
+            ? 'Station token revoked: its session was signed out'
+            : 'Invalid station token',
       );
     }
     if (result.claims.stationId !== stationId)
@@ -94,146 +124,204 @@ export class MediaService implements OnModuleInit, OnModuleDestroy {
     bearer: string | null,
     sdp: string,
   ): Promise<{ sessionId: string; answer: string }> {
-    const claims = this.verifyStationToken(stationId, bearer);
+    const claims = await this.publishingClaims(stationId, bearer);
     const station = await this.stations.entity(stationId);
     if (station.broadcasterId !== claims.userId)
       throw AppError.forbidden('You do not own this station');
-    if (this.cluster) {
-      // The publisher may be connected through another API node: ask Redis.
-      const current = await this.cluster.currentPublisher(stationId);
-      if (
-        current &&
-        current.tokenId !== claims.tid &&
-        (await this.cluster.publisherLive(stationId, current.sessionId))
-      ) {
-        throw AppError.conflict('This station already has a live publisher');
-      }
-    } else {
-      const current = this.publishers.get(stationId);
-      const inGrace = this.graceTimers.has(stationId);
-      if (
-        current &&
-        !inGrace &&
-        current.tokenId !== claims.tid &&
-        this.engine.hasSession(stationId, current.sessionId)
-      ) {
-        throw AppError.conflict('This station already has a live publisher');
-      }
+    // The same token reconnecting replaces its own session; another token waits for it to end.
+    const current = await this.sessions.publisher(stationId);
+    if (
+      current &&
+      current.tokenId !== claims.tid &&
+      (await this.engine.hasSession(stationId, current.sessionId)) === 'publisher'
+    ) {
+      throw AppError.conflict('This station already has a live publisher');
     }
-    const answer = await this.engineCall(() => this.engine.publish(stationId, sdp));
-    // A new publisher ends the grace period: it is the station's publisher now.
-    this.clearGrace(stationId);
-    const record = { sessionId: answer.sessionId, tokenId: claims.tid, userId: claims.userId };
-    this.publishers.set(stationId, record);
-    await this.cluster?.setPublisher(stationId, record);
+    const answer = await engineCall(() => this.engine.publish(stationId, sdp));
+    await this.sessions.setPublisher(stationId, {
+      sessionId: answer.sessionId,
+      tokenId: claims.tid,
+      userId: claims.userId,
+    });
+    await this.sessions.putSession(answer.sessionId, {
+      stationId,
+      kind: 'publisher',
+      tokenHash: null,
+      slot: null,
+    });
     return { sessionId: answer.sessionId, answer: answer.answerSdp };
   }
 
+  /**
+   * A publisher that pushes Opus packets (the Icecast-protocol ingest), opened with the station's
+   * stream key (`keyHash` from {@link StreamKeysService.verify}). A station that already has a live
+   * publisher refuses it (403): the first one keeps going.
+   */
+  async publishPackets(stationId: string, keyHash: string): Promise<PacketPublisher> {
+    const station = await this.stations.entity(stationId);
+    await this.assertNoLivePublisher(stationId);
+    const pub = await engineCall(() => this.engine.publishPackets(stationId));
+    const tokenId = `${STREAM_KEY_TOKEN}${keyHash}`;
+    await this.sessions.setPublisher(stationId, {
+      sessionId: pub.sessionId,
+      tokenId,
+      userId: station.broadcasterId,
+    });
+    await this.sessions.putSession(pub.sessionId, {
+      stationId,
+      kind: 'publisher',
+      tokenHash: null,
+      slot: null,
+    });
+    // rotated while it was being opened
+    if (!(await this.streamKeys.isCurrent(stationId, keyHash))) {
+      await pub.close();
+      throw AppError.unauthorized('Invalid stream key');
+    }
+    return pub;
+  }
+
+  /** 403 when the station has a live publisher (WHIP, studio or another source). */
+  async assertNoLivePublisher(stationId: string): Promise<void> {
+    const current = await this.sessions.publisher(stationId);
+    if (current && (await this.engine.hasSession(stationId, current.sessionId)) === 'publisher')
+      throw AppError.forbidden('This station is already live from another source');
+  }
+
   async unpublish(stationId: string, sessionId: string, bearer: string | null): Promise<void> {
-    this.verifyStationToken(stationId, bearer);
-    if ((await this.sessionKind(stationId, sessionId)) !== 'publisher')
+    await this.publishingClaims(stationId, bearer);
+    const rec = await this.sessions.session(sessionId);
+    if (!rec || rec.stationId !== stationId || rec.kind !== 'publisher')
       throw AppError.notFound('No such publishing session');
-    await this.engine.unpublish(stationId, sessionId);
+    if (!(await this.engine.unpublish(stationId, sessionId))) {
+      await this.sessions.takeSession(sessionId);
+      throw AppError.notFound('No such publishing session');
+    }
   }
 
   // ---- listening (join + WHEP) ----
 
-  async join(
-    stationId: string,
-    origin: string | null,
-    baseUrl: string,
-  ): Promise<JoinStationResponse> {
+  async join(stationId: string, caller: Caller, baseUrl: string): Promise<JoinStationResponse> {
     const station = await this.stations.entity(stationId);
-    if (!station.isActive || station.status !== 'live') {
-      throw new AppError(ErrorTag.StationNotActive, 'This station is not currently broadcasting');
-    }
-    await this.checkOrigin(station.broadcasterId, origin);
-    const { token, expiresAt } = this.tokens.issueListenerToken(stationId, origin);
+    assertLive(station);
+    await this.checkOrigin(station.broadcasterId, caller.origin);
+    const { token, expiresAt } = this.tokens.issueListenerToken(stationId, caller.origin);
     return {
       stationId,
       whepUrl: `${baseUrl}/whep/${stationId}`,
       token,
       expiresAt,
-      iceServers: this.config.rtc.iceServers,
+      // minted only here, once the caller was admitted (throttled callers never reach this)
+      iceServers: this.ice.forCaller('listener'),
     };
   }
 
   async listen(
     stationId: string,
     bearer: string | null,
-    origin: string | null,
+    caller: Caller,
     sdp: string,
   ): Promise<{ sessionId: string; answer: string }> {
     const station = await this.stations.entity(stationId);
-    if (bearer) {
-      const result = this.tokens.listener.verify(bearer);
-      if (!result.ok)
-        throw AppError.unauthorized(
-          result.reason === 'expired' ? 'Listener token expired' : 'Invalid listener token',
-        );
-      if (result.claims.stationId !== stationId)
-        throw AppError.forbidden('This token is for another station');
-      if (result.claims.origin && result.claims.origin !== origin) {
-        throw new AppError(ErrorTag.DomainNotAllowed, 'This token was issued to another site');
-      }
-    } else {
-      await this.checkOrigin(station.broadcasterId, origin);
+    const tokenId = bearer ? this.verifyListenerToken(stationId, bearer, caller.origin) : null;
+    // The list may have changed since the token was issued: the page must still be allowed.
+    await this.checkOrigin(station.broadcasterId, caller.origin);
+    assertLive(station);
+    if (tokenId && !(await this.sessions.claimToken(tokenId, this.tokenTtlMs))) {
+      throw AppError.conflict('This listener token was already used; join again');
     }
-    if (!station.isActive || station.status !== 'live') {
-      throw new AppError(ErrorTag.StationNotActive, 'This station is not currently broadcasting');
-    }
-    const stopTimer = this.metrics.joinLatency.startTimer();
-    let answer: Awaited<ReturnType<MediaEngine['addListener']>>;
+    const slot: ListenerSlot = { id: randomUUID(), ip: caller.ip, stationId };
     try {
-      answer = await this.engineCall(() => this.engine.addListener(stationId, sdp));
-    } catch (err) {
-      this.metrics.joins.inc({
-        result:
-          err instanceof AppError && err.tag === ErrorTag.ServiceUnavailable ? 'capacity' : 'error',
+      await this.admit(slot);
+      const answer = await this.addListener(stationId, sdp);
+      await this.sessions.putSession(answer.sessionId, {
+        stationId,
+        kind: 'listener',
+        tokenHash: bearer ? hashToken(bearer) : null,
+        slot,
       });
+      await this.listening.started({
+        id: answer.sessionId,
+        stationId,
+        transport: 'webrtc',
+        origin: caller.origin,
+        userAgent: caller.userAgent,
+      });
+      return { sessionId: answer.sessionId, answer: answer.answerSdp };
+    } catch (err) {
+      // Nothing was opened: the token and the slot stay usable.
+      await this.sessions.releaseListener(slot);
+      if (tokenId) await this.sessions.releaseToken(tokenId);
       throw err;
     }
-    stopTimer();
-    this.metrics.joins.inc({ result: 'ok' });
-    this.listeners.set(answer.sessionId, { stationId, token: bearer });
-    await this.cluster?.setListenerToken(answer.sessionId, bearer);
-    return { sessionId: answer.sessionId, answer: answer.answerSdp };
   }
 
   async leave(stationId: string, sessionId: string, bearer: string | null): Promise<void> {
-    if (this.cluster) {
-      // The session may have been opened through another API node.
-      const rec = await this.cluster.lookupSession(sessionId);
-      if (!rec || rec.stationId !== stationId || rec.kind !== 'listener')
-        throw AppError.notFound('No such listening session');
-      if (rec.token && rec.token !== bearer)
-        throw AppError.forbidden('This session belongs to someone else');
-      this.listeners.delete(sessionId);
-      await this.engine.removeListener(stationId, sessionId);
-      return;
-    }
-    const session = this.listeners.get(sessionId);
-    if (
-      !session ||
-      session.stationId !== stationId ||
-      this.engine.hasSession(stationId, sessionId) !== 'listener'
-    ) {
+    const rec = await this.sessions.session(sessionId);
+    if (!rec || rec.stationId !== stationId || rec.kind !== 'listener')
       throw AppError.notFound('No such listening session');
-    }
-    if (session.token && session.token !== bearer)
+    if (rec.tokenHash && (!bearer || hashToken(bearer) !== rec.tokenHash))
       throw AppError.forbidden('This session belongs to someone else');
-    this.listeners.delete(sessionId);
+    if (!(await this.sessions.takeSession(sessionId)))
+      throw AppError.notFound('No such listening session');
     await this.engine.removeListener(stationId, sessionId);
+    await this.listening.ended(sessionId);
   }
 
-  private async sessionKind(
-    stationId: string,
-    sessionId: string,
-  ): Promise<'publisher' | 'listener' | null> {
-    const local = this.engine.hasSession(stationId, sessionId);
-    if (local || !this.cluster) return local;
-    const rec = await this.cluster.lookupSession(sessionId);
-    return rec && rec.stationId === stationId ? rec.kind : null;
+  private async addListener(stationId: string, sdp: string): Promise<SessionAnswer> {
+    const stopTimer = this.metrics.joinLatency.startTimer();
+    try {
+      const answer = await engineCall(() => this.engine.addListener(stationId, sdp));
+      stopTimer();
+      this.metrics.joins.inc({ result: 'ok' });
+      return answer;
+    } catch (err) {
+      const capacity = err instanceof AppError && err.tag === ErrorTag.ServiceUnavailable;
+      this.metrics.joins.inc({ result: capacity ? 'capacity' : 'error' });
+      throw err;
+    }
+  }
+
+  private get tokenTtlMs(): number {
+    return this.config.listenerTokenTtlSeconds * 1000;
+  }
+
+  /** The token's id, if it is a valid listener token for this station and this page. */
+  private verifyListenerToken(stationId: string, bearer: string, origin: string | null): string {
+    const result = this.tokens.listener.verify(bearer);
+    if (!result.ok)
+      throw AppError.unauthorized(
+        result.reason === 'expired' ? 'Listener token expired' : 'Invalid listener token',
+      );
+    if (result.claims.stationId !== stationId)
+      throw AppError.forbidden('This token is for another station');
+    // Bound to the Origin it was issued to, "no Origin" included: it can't be carried to another page.
+    if ((result.claims.origin ?? null) !== origin) {
+      throw new AppError(ErrorTag.DomainNotAllowed, 'This token was issued to another site');
+    }
+    return result.claims.tid;
+  }
+
+  private async admit(slot: ListenerSlot): Promise<void> {
+    const { perIp, perStation } = this.config.rtc.listenerCaps;
+    switch (await this.sessions.admitListener(slot, { perIp, perStation })) {
+      case 'ok':
+        return;
+      case 'ip-full':
+        throw new AppError(
+          ErrorTag.RateLimited,
+          `Too many listening sessions from your address (at most ${perIp})`,
+          undefined,
+          { 'Retry-After': '30' },
+        );
+      case 'station-full':
+        throw new AppError(
+          ErrorTag.ServiceUnavailable,
+          `This station has reached its listener limit (${perStation}), try again shortly`,
+          undefined,
+          { 'Retry-After': '30' },
+        );
+    }
   }
 
   private async checkOrigin(ownerId: string, origin: string | null): Promise<void> {
@@ -241,90 +329,35 @@ export class MediaService implements OnModuleInit, OnModuleDestroy {
       throw new AppError(ErrorTag.DomainNotAllowed, "This station can't be played on this site");
     }
   }
+}
 
-  private async engineCall<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
-      if (err instanceof SdpError) throw AppError.validation(`Invalid SDP offer: ${err.message}`);
-      if (err instanceof CapacityError) {
-        throw new AppError(
-          ErrorTag.ServiceUnavailable,
-          'This server is at capacity, try again shortly',
-          undefined,
-          {
-            'Retry-After': '5',
-          },
-        );
-      }
-      throw err;
+/** Prefix of a publisher record's token id when it was opened with the stream key. */
+const STREAM_KEY_TOKEN = 'key:';
+
+function assertLive(station: StationEntity): void {
+  if (!station.isActive || station.status !== 'live') {
+    throw new AppError(ErrorTag.StationNotActive, 'This station is not currently broadcasting');
+  }
+}
+
+function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('base64url');
+}
+
+/** The engine's refusals as the API's errors: bad SDP 400, no capacity 503. */
+async function engineCall<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof SdpError) throw AppError.validation(`Invalid SDP offer: ${err.message}`);
+    if (err instanceof CapacityError) {
+      throw new AppError(
+        ErrorTag.ServiceUnavailable,
+        'This server is at capacity, try again shortly',
+        undefined,
+        { 'Retry-After': '5' },
+      );
     }
-  }
-
-  // ---- lifecycle ----
-
-  private async onEngineEvent(e: EngineEvent): Promise<void> {
-    try {
-      switch (e.type) {
-        case 'publisher-media':
-          this.clearGrace(e.stationId);
-          await this.stations.transition(e.stationId, 'live', true, true);
-          break;
-        case 'publisher-gone': {
-          // In cluster mode the station's publisher record is in Redis (this node may be running
-          // the lifecycle for an API node that went away).
-          const current = this.cluster
-            ? await this.cluster.currentPublisher(e.stationId)
-            : this.publishers.get(e.stationId);
-          if (current?.sessionId === e.sessionId) this.startGrace(e.stationId, e.sessionId);
-          break;
-        }
-        case 'listeners':
-          await this.bus.publish('station.listeners', {
-            stationId: e.stationId,
-            viewerCount: e.count,
-          });
-          break;
-        case 'listener-gone':
-          this.listeners.delete(e.sessionId);
-          break;
-      }
-    } catch (err) {
-      this.logger.warn(`engine event ${e.type} for ${e.stationId}: ${(err as Error).message}`);
-    }
-  }
-
-  /** The publisher left: listeners stay connected for the grace period, then the station goes offline. */
-  private startGrace(stationId: string, sessionId: string): void {
-    this.clearGrace(stationId);
-    this.graceTimers.set(
-      stationId,
-      setTimeout(() => {
-        this.graceTimers.delete(stationId);
-        if (!this.cluster && this.publishers.get(stationId)?.sessionId !== sessionId) return;
-        this.publishers.delete(stationId);
-        void (async () => {
-          try {
-            if (this.cluster) {
-              // A reconnect through another API node took over the station meanwhile.
-              const current = await this.cluster.currentPublisher(stationId);
-              if (current && current.sessionId !== sessionId) return;
-            }
-            const station = await this.stations.entity(stationId);
-            if (station.status === 'live')
-              await this.stations.transition(stationId, 'offline', false, true);
-            await this.engine.closeStation(stationId);
-          } catch (err) {
-            this.logger.warn(`offline transition for ${stationId}: ${(err as Error).message}`);
-          }
-        })();
-      }, this.config.rtc.publisherGraceMs),
-    );
-  }
-
-  private clearGrace(stationId: string): void {
-    const t = this.graceTimers.get(stationId);
-    if (t) clearTimeout(t);
-    this.graceTimers.delete(stationId);
+    throw err;
   }
 }

@@ -32,7 +32,12 @@ describe('WHIP, WHEP and joinStationAsReceiver (signalling and admission)', () =
   const peers: RTCPeerConnection[] = [];
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { RATE_LIMIT_JOIN_PER_MINUTE: '1000', SFU_SHARDS: '0' } });
+    t = await startTestApp({
+      env: {
+        RATE_LIMIT_JOIN_PER_MINUTE: '1000',
+        SFU_SHARDS: '0',
+      },
+    });
     owner = await signUp(t.url);
     other = await signUp(t.url);
     const created = (
@@ -69,6 +74,20 @@ describe('WHIP, WHEP and joinStationAsReceiver (signalling and admission)', () =
       expect(res.headers['access-control-allow-origin']).toBe('https://studio.example');
       expect(res.headers['access-control-expose-headers']).toContain('Location');
       expect(res.headers['access-control-allow-headers']).toContain('Authorization');
+    });
+
+    it('answers trickle ICE and ICE restarts (PATCH) with 405 and Allow, with CORS, on WHIP and WHEP', async () => {
+      for (const kind of ['whip', 'whep']) {
+        const res = await request(t.url)
+          .patch(`/${kind}/${stationId}/sessions/00000000-0000-4000-8000-000000000000`)
+          .set('Origin', 'https://player.example')
+          .set('Content-Type', 'application/trickle-ice-sdpfrag')
+          .send('a=candidate:1 1 udp 1 127.0.0.1 9 typ host')
+          .expect(405);
+        expect(res.body.error).toBe('MethodNotAllowed');
+        expect(res.headers.allow).toBe('DELETE, OPTIONS');
+        expect(res.headers['access-control-allow-origin']).toBe('https://player.example');
+      }
     });
 
     it('refuses a wrong content type (415), a missing or bad token (401) and a foreign token (403)', async () => {

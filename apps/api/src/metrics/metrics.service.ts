@@ -2,8 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { MediaEngine } from '@radiobroadcaster/sfu';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { EventBus } from '../events/event-bus.js';
-import { MEDIA_ENGINE } from '../media/media-engine.provider.js';
-import { isClusterEngine } from '../media/remote-engine.js';
+import { MEDIA_ENGINE } from '../media/media.providers.js';
 
 /** Prometheus metrics of this node. No station ids as labels: cardinality stays fixed. */
 @Injectable()
@@ -12,6 +11,19 @@ export class MetricsService {
   readonly joins: Counter<'result'>;
   readonly joinLatency: Histogram;
   readonly iceFailures: Counter;
+  /** HTTP stream listeners (`/listen/…`) connected to this node. */
+  readonly httpListeners = {
+    count: 0,
+    inc() {
+      this.count++;
+    },
+    dec() {
+      this.count--;
+    },
+  };
+
+  /** MP3 encoders for the HTTP stream running on this node (one per station with MP3 listeners). */
+  readonly httpMp3Encoders = { count: 0 };
 
   constructor(@Inject(MEDIA_ENGINE) engine: MediaEngine, @Inject(EventBus) bus: EventBus) {
     collectDefaultMetrics({ register: this.registry, prefix: 'rb_' });
@@ -48,7 +60,28 @@ export class MetricsService {
         this.set(engine.stats().listeners);
       },
     });
-    const cluster = isClusterEngine(engine) ? engine : null;
+    const http = this.httpListeners;
+    new Gauge({
+      name: 'rb_listeners_by_transport',
+      help: 'Connected listeners on this node by transport: webrtc (SFU) and http (/listen stream)',
+      labelNames: ['transport'],
+      registers: [this.registry],
+      collect() {
+        this.set({ transport: 'webrtc' }, engine.stats().listeners);
+        this.set({ transport: 'http' }, http.count);
+      },
+    });
+    const mp3 = this.httpMp3Encoders;
+    new Gauge({
+      name: 'rb_http_mp3_encoders',
+      help: 'MP3 encoders on this node for the HTTP stream (/listen/….mp3), one per station with MP3 listeners',
+      registers: [this.registry],
+      collect() {
+        this.set(mp3.count);
+      },
+    });
+    // Embedded, the SFU is one node: this process.
+    const cluster = () => engine.clusterInfo?.() ?? null;
     new Gauge({
       name: 'rb_sfu_node_listeners',
       help: 'Connected listeners per SFU node (node id label; "embedded" when the SFU runs in this process)',
@@ -56,8 +89,9 @@ export class MetricsService {
       registers: [this.registry],
       collect() {
         this.reset();
-        if (!cluster) this.set({ node: 'embedded' }, engine.stats().listeners);
-        else for (const n of cluster.liveNodes()) this.set({ node: n.id }, n.listeners);
+        const info = cluster();
+        if (!info) this.set({ node: 'embedded' }, engine.stats().listeners);
+        else for (const n of info.nodes) this.set({ node: n.id }, n.listeners);
       },
     });
     new Gauge({
@@ -65,7 +99,7 @@ export class MetricsService {
       help: 'Live SFU nodes (registered in Redis; 1 when embedded)',
       registers: [this.registry],
       collect() {
-        this.set(cluster ? cluster.liveNodes().length : 1);
+        this.set(cluster()?.nodes.length ?? 1);
       },
     });
     new Gauge({
@@ -73,7 +107,7 @@ export class MetricsService {
       help: 'Cluster mode: 1 on the API node that aggregates listener counts and adopts orphaned stations',
       registers: [this.registry],
       collect() {
-        this.set(cluster?.isLeader() ? 1 : 0);
+        this.set(cluster()?.leader ? 1 : 0);
       },
     });
     new Gauge({
@@ -81,7 +115,7 @@ export class MetricsService {
       help: 'Origin-to-edge relay legs across the SFU nodes (stations pulled by a node that is not their origin)',
       registers: [this.registry],
       collect() {
-        this.set(cluster ? cluster.relayCount() : 0);
+        this.set(cluster()?.relays ?? 0);
       },
     });
     new Gauge({

@@ -1,8 +1,9 @@
-import type { INestApplicationContext } from '@nestjs/common';
+import { type INestApplicationContext, Logger } from '@nestjs/common';
 import { IoAdapter } from '@nestjs/platform-socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Server, ServerOptions } from 'socket.io';
+import type { RedisService } from '../redis/redis.service.js';
 
 /** socket.io across API nodes: a room broadcast on one node reaches clients on every node. */
 export class RedisIoAdapter extends IoAdapter {
@@ -11,16 +12,25 @@ export class RedisIoAdapter extends IoAdapter {
 
   constructor(
     app: INestApplicationContext,
-    private readonly url: string,
+    private readonly redis: RedisService,
     private readonly prefix: string,
   ) {
     super(app);
   }
 
   async connectToRedis(): Promise<void> {
-    const pub = new Redis(this.url, { lazyConnect: true });
-    const sub = pub.duplicate();
-    await Promise.all([pub.connect(), sub.connect()]);
+    const pub = this.redis.duplicate('socketio-pub')!;
+    const sub = this.redis.duplicate('socketio-sub')!;
+    // The adapter does not await its publishes: during a Redis outage each would be an unhandled
+    // rejection, which ends the process. A push that cannot cross nodes is dropped (clients poll).
+    const publish = pub.publish.bind(pub);
+    const logger = new Logger('RedisIoAdapter');
+    pub.publish = ((...args: Parameters<typeof publish>) =>
+      publish(...args).catch((err: Error) => {
+        logger.warn(`socket.io broadcast not sent to other nodes: ${err.message}`);
+        return 0;
+      })) as typeof pub.publish;
+    await Promise.all([pub.ping(), sub.ping()]);
     this.clients = [pub, sub];
     this.adapterConstructor = createAdapter(pub, sub, { key: `${this.prefix}:socket.io` });
   }

@@ -2,103 +2,164 @@ import { Inject, Logger, type OnModuleDestroy } from '@nestjs/common';
 import {
   ConnectedSocket,
   MessageBody,
+  type OnGatewayConnection,
   SubscribeMessage,
   WebSocketGateway,
   WebSocketServer,
 } from '@nestjs/websockets';
-import { type EventName, SOCKET_EVENTS, StationId, stationRoom } from '@radiobroadcaster/contracts';
+import {
+  ErrorTag,
+  type EventName,
+  SOCKET_EVENTS,
+  StationId,
+  stationRoom,
+} from '@radiobroadcaster/contracts';
 import type { Server, Socket } from 'socket.io';
+import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
+import { StationReadModel } from '../stations/station-read-model.js';
 import { toUpdatePush } from '../stations/station.view.js';
-import { StationsService } from '../stations/stations.service.js';
+import { PushScheduler } from './push-scheduler.js';
+import { TokenBucket } from './token-bucket.js';
 
-/** At most 4 pushes a second per station. */
-const MIN_PUSH_INTERVAL_MS = 250;
-
-const STATION_EVENTS: EventName[] = [
+/** Changes pushed at once (at most 4 a second per station). */
+const CHANGES = [
   'station.updated',
   'station.live',
   'station.offline',
   'station.ended',
+  'station.reconnecting',
   'station.nowPlaying',
-  'station.listeners',
-];
+] as const satisfies readonly EventName[];
+/** A page shows one station; a few more covers tabs sharing a connection. */
+const MAX_ROOMS_PER_SOCKET = 20;
+/** Our messages are a station id; refuse anything bigger before parsing it. */
+const MAX_MESSAGE_BYTES = 4096;
+
+type Ack =
+  | { ok: true; station?: ReturnType<typeof toUpdatePush> }
+  | { ok: false; error: string; message: string };
+
+interface SocketState {
+  bucket: TokenBucket;
+  /** Events refused in a row; a client that keeps going is disconnected. */
+  refused: number;
+}
 
 /**
  * Clients join room `station:{id}` and get `station:update` whenever status, isActive,
  * viewerCount, nowPlaying or lastActiveAt change. The node where a change happened pushes it;
- * the Redis adapter carries it to clients of every node.
+ * the Redis adapter carries it to clients of every node. Joins are answered from the in-memory
+ * station view, and each connection's events are rate-limited.
  */
-@WebSocketGateway()
-export class StationGateway implements OnModuleDestroy {
+@WebSocketGateway({ maxHttpBufferSize: MAX_MESSAGE_BYTES })
+export class StationGateway implements OnGatewayConnection, OnModuleDestroy {
   @WebSocketServer() server!: Server;
   private readonly logger = new Logger('StationGateway');
-  private readonly pending = new Map<string, NodeJS.Timeout>();
-  private readonly lastPush = new Map<string, number>();
+  private readonly scheduler: PushScheduler;
   private readonly unsubscribers: (() => void)[];
+  private readonly sockets = new WeakMap<Socket, SocketState>();
 
   constructor(
     @Inject(EventBus) bus: EventBus,
-    @Inject(StationsService) private readonly stations: StationsService,
+    @Inject(StationReadModel) private readonly stations: StationReadModel,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    this.unsubscribers = STATION_EVENTS.map((name) =>
-      bus.subscribe(name, (payload, meta) => {
-        if (meta.local) this.schedule((payload as { stationId: string }).stationId);
-      }),
+    this.scheduler = new PushScheduler(
+      { minIntervalMs: 250, countIntervalMs: 1000 },
+      (stationId) => void this.push(stationId),
     );
+    this.unsubscribers = [
+      ...CHANGES.map((name) =>
+        bus.subscribe(name, (payload, meta) => {
+          if (meta.local) this.scheduler.changed(payload.stationId, 'change');
+        }),
+      ),
+      bus.subscribe('station.listeners', (payload, meta) => {
+        if (meta.local) this.scheduler.changed(payload.stationId, 'count');
+      }),
+      // Nothing to read back: tell the room at once.
+      bus.subscribe('station.deleted', ({ stationId }, meta) => {
+        if (meta.local)
+          this.server.to(stationRoom(stationId)).emit(SOCKET_EVENTS.deleted, { id: stationId });
+      }),
+    ];
+  }
+
+  handleConnection(client: Socket): void {
+    const { eventsPerSecond, burst } = this.config.socketRateLimit;
+    this.sockets.set(client, { bucket: new TokenBucket(eventsPerSecond, burst), refused: 0 });
   }
 
   @SubscribeMessage(SOCKET_EVENTS.join)
-  async join(@ConnectedSocket() client: Socket, @MessageBody() body: unknown) {
-    const parsed = StationId.safeParse(
-      typeof body === 'object' && body ? (body as { stationId?: unknown }).stationId : body,
-    );
-    if (!parsed.success)
-      return { ok: false, error: 'ValidationError', message: 'stationId must be a UUID' };
-    await client.join(stationRoom(parsed.data));
-    try {
-      return { ok: true, station: toUpdatePush(await this.stations.get(parsed.data)) };
-    } catch {
-      return { ok: false, error: 'StationNotFoundError', message: 'Station not found' };
+  async join(@ConnectedSocket() client: Socket, @MessageBody() body: unknown): Promise<Ack> {
+    const refused = this.admit(client);
+    if (refused) return refused;
+    const stationId = parseStationId(body);
+    if (!stationId)
+      return { ok: false, error: ErrorTag.ValidationError, message: 'stationId must be a UUID' };
+    const room = stationRoom(stationId);
+    if (!client.rooms.has(room) && client.rooms.size > MAX_ROOMS_PER_SOCKET) {
+      return {
+        ok: false,
+        error: ErrorTag.RateLimited,
+        message: `At most ${MAX_ROOMS_PER_SOCKET} stations per connection`,
+      };
     }
+    const station = await this.stations.station(stationId);
+    if (!station)
+      return { ok: false, error: ErrorTag.StationNotFound, message: 'Station not found' };
+    await client.join(room);
+    return { ok: true, station: toUpdatePush(station) };
   }
 
   @SubscribeMessage(SOCKET_EVENTS.leave)
-  async leave(@ConnectedSocket() client: Socket, @MessageBody() body: unknown) {
-    const parsed = StationId.safeParse(
-      typeof body === 'object' && body ? (body as { stationId?: unknown }).stationId : body,
-    );
-    if (parsed.success) await client.leave(stationRoom(parsed.data));
-    return { ok: parsed.success };
+  async leave(@ConnectedSocket() client: Socket, @MessageBody() body: unknown): Promise<Ack> {
+    const refused = this.admit(client);
+    if (refused) return refused;
+    const stationId = parseStationId(body);
+    if (!stationId)
+      return { ok: false, error: ErrorTag.ValidationError, message: 'stationId must be a UUID' };
+    await client.leave(stationRoom(stationId));
+    return { ok: true };
   }
 
-  private schedule(stationId: string): void {
-    if (this.pending.has(stationId)) return;
-    const wait = Math.max(
-      0,
-      (this.lastPush.get(stationId) ?? 0) + MIN_PUSH_INTERVAL_MS - Date.now(),
-    );
-    this.pending.set(
-      stationId,
-      setTimeout(() => void this.push(stationId), wait),
-    );
+  /** Null when the event may proceed, else the refusal (and a disconnect for a flood). */
+  private admit(client: Socket): Ack | null {
+    const state = this.sockets.get(client);
+    if (!state || state.bucket.take()) {
+      if (state) state.refused = 0;
+      return null;
+    }
+    state.refused++;
+    if (state.refused === this.config.socketRateLimit.burst * 5) {
+      this.logger.warn(`disconnecting a socket that kept flooding (${client.handshake.address})`);
+      // After the refusals already answered have gone out.
+      setImmediate(() => client.disconnect(true));
+    }
+    return { ok: false, error: ErrorTag.RateLimited, message: 'Too many messages, slow down' };
   }
 
   private async push(stationId: string): Promise<void> {
-    this.pending.delete(stationId);
-    this.lastPush.set(stationId, Date.now());
     try {
-      const station = await this.stations.get(stationId);
-      this.server.to(stationRoom(stationId)).emit(SOCKET_EVENTS.update, toUpdatePush(station));
+      const station = await this.stations.station(stationId);
+      if (station)
+        this.server.to(stationRoom(stationId)).emit(SOCKET_EVENTS.update, toUpdatePush(station));
     } catch (err) {
-      this.logger.debug(`no push for ${stationId}: ${(err as Error).message}`);
+      this.logger.warn(`no push for ${stationId}: ${(err as Error).message}`);
     }
-    if (this.lastPush.size > 10_000) this.lastPush.clear();
   }
 
   onModuleDestroy(): void {
     for (const u of this.unsubscribers) u();
-    for (const t of this.pending.values()) clearTimeout(t);
-    this.pending.clear();
+    this.scheduler.close();
   }
+}
+
+/** The web app sends the id itself; other clients `{ stationId }`. */
+function parseStationId(body: unknown): string | null {
+  const value =
+    typeof body === 'object' && body !== null ? (body as { stationId?: unknown }).stationId : body;
+  const parsed = StationId.safeParse(value);
+  return parsed.success ? parsed.data : null;
 }

@@ -9,11 +9,15 @@ import { EventBus } from '../events/event-bus.js';
 export class PresenceService implements OnModuleDestroy {
   private readonly counts = new Map<string, number>();
   private readonly unsubscribe: () => void;
+  /** Bumped on every change, so renders of station lists know when a count moved. */
+  version = 0;
 
   constructor(@Inject(EventBus) bus: EventBus) {
     this.unsubscribe = bus.subscribe('station.listeners', ({ stationId, viewerCount }) => {
+      if (viewerCount === this.viewerCount(stationId)) return;
       if (viewerCount > 0) this.counts.set(stationId, viewerCount);
       else this.counts.delete(stationId);
+      this.version++;
     });
   }
 

@@ -35,6 +35,12 @@ export class StationEntity {
   @Column({ type: 'text', default: '' })
   description!: string;
 
+  @Column({ type: 'text', default: '' })
+  schedule!: string;
+
+  @Column({ name: 'cover_image_id', type: 'uuid', nullable: true })
+  coverImageId!: string | null;
+
   @Column({ type: 'varchar', length: 16, default: 'offline' })
   status!: StationStatus;
 

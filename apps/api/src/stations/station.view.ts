@@ -1,7 +1,7 @@
-import type { Station, StationUpdatePush } from '@radiobroadcaster/contracts';
+import { imagePath, type Station, type StationUpdatePush } from '@radiobroadcaster/contracts';
 import type { StationEntity } from './station.entity.js';
 
-/** The spec's station shape (§3), exactly these fields. */
+/** The station as clients read it: exactly these fields, so no column leaks into a response. */
 export function toStation(e: StationEntity, viewerCount: number): Station {
   return {
     id: e.id,
@@ -13,6 +13,7 @@ export function toStation(e: StationEntity, viewerCount: number): Station {
       id: e.broadcaster.id,
       username: e.broadcaster.username,
       name: e.broadcaster.name,
+      avatarUrl: e.broadcaster.image,
     },
     isActive: e.isActive,
     status: e.status,
@@ -22,6 +23,8 @@ export function toStation(e: StationEntity, viewerCount: number): Station {
       : null,
     createdAt: e.createdAt.toISOString(),
     lastActiveAt: e.lastActiveAt?.toISOString() ?? null,
+    coverUrl: e.coverImageId ? imagePath(e.coverImageId) : null,
+    schedule: e.schedule,
   };
 }
 
@@ -34,4 +37,9 @@ export function toUpdatePush(s: Station): StationUpdatePush {
     nowPlaying: s.nowPlaying,
     lastActiveAt: s.lastActiveAt,
   };
+}
+
+/** The same station with another count; keeps the field order of the response. */
+export function withViewerCount(s: Station, viewerCount: number): Station {
+  return s.viewerCount === viewerCount ? s : { ...s, viewerCount };
 }

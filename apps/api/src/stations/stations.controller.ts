@@ -1,11 +1,22 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Req,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
 import {
   CreateStationRequest,
   type CreateStationResponse,
-  type DiscoverResponse,
   NowPlayingRequest,
-  type Station,
   StationId,
   StationIdRequest,
   UpdateStationRequest,
@@ -13,7 +24,10 @@ import {
 import type { AuthContext } from '../auth/auth-context.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { SessionGuard } from '../auth/session.guard.js';
+import { docReply, PUBLIC_POLL_CACHE_CONTROL, sendReply } from '../common/json-doc.js';
 import { ZodPipe } from '../common/zod.pipe.js';
+import { RateLimit } from '../rate-limit/rate-limit.guard.js';
+import { StationReadModel } from './station-read-model.js';
 import { StationTokensService } from './station-tokens.service.js';
 import { StationsService } from './stations.service.js';
 
@@ -22,19 +36,26 @@ import { StationsService } from './stations.service.js';
 export class StationsController {
   constructor(
     @Inject(StationsService) private readonly stations: StationsService,
+    @Inject(StationReadModel) private readonly reads: StationReadModel,
     @Inject(StationTokensService) private readonly tokens: StationTokensService,
   ) {}
 
   @Get('discover')
   @ApiOperation({ summary: 'Live stations first, then the most recently active' })
-  async discover(): Promise<DiscoverResponse> {
-    return { stations: await this.stations.discover() };
+  @ApiOkResponse({ description: '{ stations: Station[] }; ETag, 304 when unchanged' })
+  async discover(@Req() req: Request, @Res() res: Response): Promise<void> {
+    sendReply(res, docReply(req, await this.reads.discoverDoc(), PUBLIC_POLL_CACHE_CONTROL));
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'One station by id' })
-  get(@Param('id', new ZodPipe(StationId)) id: string): Promise<Station> {
-    return this.stations.get(id);
+  @ApiOkResponse({ description: 'Station; ETag, 304 when unchanged' })
+  async get(
+    @Param('id', new ZodPipe(StationId)) id: string,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    sendReply(res, docReply(req, await this.reads.stationDoc(id), PUBLIC_POLL_CACHE_CONTROL));
   }
 
   @Post()
@@ -45,7 +66,10 @@ export class StationsController {
     @Body(new ZodPipe(CreateStationRequest)) body: CreateStationRequest,
   ): Promise<CreateStationResponse> {
     const station = await this.stations.create(user.userId, body);
-    return { station, streamToken: this.tokens.issueStationToken(station.id, user.userId) };
+    return {
+      station,
+      streamToken: this.tokens.issueStationToken(station.id, user.userId, user.sessionId),
+    };
   }
 
   @Post('update')
@@ -88,9 +112,23 @@ export class StationsController {
     return this.stations.end(user.userId, body.stationId);
   }
 
+  @Delete(':id')
+  @HttpCode(204)
+  @UseGuards(SessionGuard)
+  @ApiOperation({
+    summary: 'Delete a station for good: its listeners are disconnected and its slug is free again',
+  })
+  async remove(
+    @CurrentUser() user: AuthContext,
+    @Param('id', new ZodPipe(StationId)) id: string,
+  ): Promise<void> {
+    await this.stations.remove(user.userId, id);
+  }
+
   @Post('token/refresh')
   @HttpCode(200)
   @UseGuards(SessionGuard)
+  @RateLimit('publish')
   @ApiOperation({
     summary: 'A fresh station token (about an hour) for publishing to one owned station',
   })
@@ -99,6 +137,6 @@ export class StationsController {
     @Body(new ZodPipe(StationIdRequest)) body: StationIdRequest,
   ) {
     await this.stations.owned(body.stationId, user.userId);
-    return this.tokens.issueStationToken(body.stationId, user.userId);
+    return this.tokens.issueStationToken(body.stationId, user.userId, user.sessionId);
   }
 }

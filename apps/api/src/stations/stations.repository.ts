@@ -55,6 +55,16 @@ export class StationsRepository {
     });
   }
 
+  /** Ids of the stations the database calls live. */
+  async liveIds(): Promise<string[]> {
+    // A station waiting for its publisher is still on air.
+    const rows = await this.stations.find({
+      where: [{ status: 'live' }, { status: 'reconnecting' }],
+      select: { id: true },
+    });
+    return rows.map((r) => r.id);
+  }
+
   async insert(
     values: Pick<StationEntity, 'broadcasterId' | 'name' | 'slug' | 'description'>,
   ): Promise<StationEntity> {
@@ -71,7 +81,14 @@ export class StationsRepository {
     values: Partial<
       Pick<
         StationEntity,
-        'name' | 'slug' | 'description' | 'nowPlayingTrack' | 'nowPlayingArtist' | 'nowPlayingAlbum'
+        | 'name'
+        | 'slug'
+        | 'description'
+        | 'schedule'
+        | 'coverImageId'
+        | 'nowPlayingTrack'
+        | 'nowPlayingArtist'
+        | 'nowPlayingAlbum'
       >
     >,
   ): Promise<void> {
@@ -80,6 +97,10 @@ export class StationsRepository {
     } catch (err) {
       throw uniqueViolation(err) ? new SlugTakenError(values.slug) : err;
     }
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.stations.delete({ id });
   }
 
   /** Lifecycle change; `touch` stamps lastActiveAt. */

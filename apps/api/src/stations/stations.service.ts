@@ -5,7 +5,6 @@ import {
   type Station,
   type StationStatus,
   type UpdateStationRequest,
-  type UserStationsResponse,
   ErrorTag,
 } from '@radiobroadcaster/contracts';
 import { AppError } from '../common/app-error.js';
@@ -14,9 +13,7 @@ import type { StationEntity } from './station.entity.js';
 import { toStation } from './station.view.js';
 import { PresenceService } from './presence.service.js';
 import { SlugTakenError, StationsRepository } from './stations.repository.js';
-import { slugify } from './slug.js';
-
-const DISCOVER_LIMIT = 50;
+import { FALLBACK_SLUG, numberedSlug, slugify } from './slug.js';
 
 @Injectable()
 export class StationsService {
@@ -47,41 +44,49 @@ export class StationsService {
     return station;
   }
 
-  async discover(): Promise<Station[]> {
-    return (await this.repo.discover(DISCOVER_LIMIT)).map((s) => this.view(s));
+  /** A thing of a station (relay, webhook, recording): 404 `{what} not found`, else checked as {@link owned}. */
+  async ownedItem<T extends { stationId: string }>(
+    item: T | null,
+    what: string,
+    userId: string,
+  ): Promise<T> {
+    if (!item) throw AppError.notFound(`${what} not found`);
+    await this.owned(item.stationId, userId);
+    return item;
   }
 
-  async byUsername(username: string): Promise<UserStationsResponse> {
+  /** The station at the public address `username/slug`, or null. */
+  async byAddress(username: string, slug: string): Promise<StationEntity | null> {
     const user = await this.repo.findUserByUsername(username);
-    if (!user) throw new AppError(ErrorTag.UserNotFound, 'User not found');
-    const stations = await this.repo.findByBroadcaster(user.id);
-    return {
-      user: { id: user.id, username: user.username, name: user.name },
-      stations: stations.map((s) => this.view(s)),
-    };
+    return user ? this.repo.findBySlug(user.id, slug.toLowerCase()) : null;
   }
 
-  async byUsernameAndSlug(username: string, slug: string): Promise<Station> {
-    const user = await this.repo.findUserByUsername(username);
-    const station = user ? await this.repo.findBySlug(user.id, slug.toLowerCase()) : null;
-    if (!station) throw AppError.stationNotFound();
-    return this.view(station);
+  liveIds(): Promise<string[]> {
+    return this.repo.liveIds();
   }
 
+  /**
+   * A slug given or derived from the name must be free (409); a name with nothing to derive a
+   * slug from gets 'station', numbered when taken.
+   */
   async create(userId: string, req: CreateStationRequest): Promise<Station> {
-    const slug = req.slug ?? slugify(req.name);
-    try {
-      const station = await this.repo.insert({
-        broadcasterId: userId,
-        name: req.name,
-        slug,
-        description: req.description ?? '',
-      });
-      await this.bus.publish('station.created', { stationId: station.id, broadcasterId: userId });
-      return this.view(station);
-    } catch (err) {
-      if (err instanceof SlugTakenError) throw slugConflict(slug);
-      throw err;
+    const derived = req.slug ?? slugify(req.name);
+    const base = derived || FALLBACK_SLUG;
+    for (let n = 1; ; n++) {
+      const slug = n === 1 ? base : numberedSlug(base, n);
+      try {
+        const station = await this.repo.insert({
+          broadcasterId: userId,
+          name: req.name,
+          slug,
+          description: req.description ?? '',
+        });
+        await this.bus.publish('station.created', { stationId: station.id, broadcasterId: userId });
+        return this.view(station);
+      } catch (err) {
+        if (!(err instanceof SlugTakenError)) throw err;
+        if (derived || n >= 100) throw slugConflict(slug);
+      }
     }
   }
 
@@ -114,19 +119,35 @@ export class StationsService {
 
   async clearNowPlaying(userId: string, stationId: string): Promise<Station> {
     await this.owned(stationId, userId);
+    await this.clearNowPlayingOf(stationId);
+    return this.get(stationId);
+  }
+
+  private async clearNowPlayingOf(stationId: string): Promise<void> {
     await this.repo.update(stationId, {
       nowPlayingTrack: null,
       nowPlayingArtist: null,
       nowPlayingAlbum: null,
     });
     await this.bus.publish('station.nowPlaying', { stationId, nowPlaying: null });
-    return this.get(stationId);
   }
 
-  /** Ends the broadcast: the media layer disconnects everyone on `station.ended`. */
+  /**
+   * Ends the broadcast: the media layer disconnects everyone on `station.ended` and now playing is
+   * cleared. The station stays and can go live again.
+   */
   async end(userId: string, stationId: string): Promise<Station> {
     await this.owned(stationId, userId);
+    await this.clearNowPlayingOf(stationId);
     return this.transition(stationId, 'ended', false, false);
+  }
+
+  /** Deletes the station for good: off the air first, then its row (the slug becomes free). */
+  async remove(userId: string, stationId: string): Promise<void> {
+    const station = await this.owned(stationId, userId);
+    if (station.isActive) await this.transition(stationId, 'ended', false, false);
+    await this.repo.delete(stationId);
+    await this.bus.publish('station.deleted', { stationId, broadcasterId: userId });
   }
 
   /** Lifecycle transitions driven by the media layer (live on first media, offline after grace). */
@@ -143,6 +164,9 @@ export class StationsService {
       case 'live':
         await this.bus.publish('station.live', event);
         break;
+      case 'reconnecting':
+        await this.bus.publish('station.reconnecting', event);
+        break;
       case 'offline':
         await this.bus.publish('station.offline', event);
         break;
@@ -154,6 +178,10 @@ export class StationsService {
   }
 }
 
+/** A 409 that names the slug field, so forms can show it next to the field. */
 function slugConflict(slug: string): AppError {
-  return AppError.conflict(`You already have a station with the slug '${slug}'`);
+  const message = `You already have a station with the slug '${slug}'`;
+  return new AppError(ErrorTag.Conflict, message, [
+    { path: 'slug', message: `You already have a station at this address. Choose another slug.` },
+  ]);
 }

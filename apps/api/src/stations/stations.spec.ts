@@ -42,6 +42,8 @@ describe('stations API (PostgreSQL)', () => {
           'nowPlaying',
           'createdAt',
           'lastActiveAt',
+          'coverUrl',
+          'schedule',
         ].sort(),
       );
       expect(station).toMatchObject({
@@ -49,12 +51,19 @@ describe('stations API (PostgreSQL)', () => {
         slug: 'cafe-del-mar-live',
         description: 'Sunset sounds',
         broadcasterId: owner.id,
-        broadcaster: { id: owner.id, username: owner.username, name: `User ${owner.username}` },
+        broadcaster: {
+          id: owner.id,
+          username: owner.username,
+          name: `User ${owner.username}`,
+          avatarUrl: null,
+        },
         isActive: false,
         status: 'offline',
         viewerCount: 0,
         nowPlaying: null,
         lastActiveAt: null,
+        coverUrl: null,
+        schedule: '',
       });
       expect(body.streamToken.token).toMatch(/\./);
       expect(Date.parse(body.streamToken.expiresAt)).toBeGreaterThan(Date.now() + 50 * 60_000);
@@ -69,6 +78,7 @@ describe('stations API (PostgreSQL)', () => {
       expect(res.body).toEqual({
         error: 'Conflict',
         message: expect.stringContaining('cafe-del-mar-live'),
+        fields: [{ path: 'slug', message: expect.stringContaining('Choose another slug') }],
       });
     });
 
@@ -232,6 +242,7 @@ describe('stations API (PostgreSQL)', () => {
         id: owner.id,
         username: owner.username,
         name: `User ${owner.username}`,
+        avatarUrl: null,
       });
       expect(list.body.stations.map((s: Station) => s.id)).toEqual([station.id]);
       const one = await request(t.url)
@@ -285,6 +296,50 @@ describe('stations API (PostgreSQL)', () => {
         .send({ stationId: station.id })
         .expect(200);
       expect(res.body).toMatchObject({ status: 'ended', isActive: false });
+    });
+
+    it('clears now playing, so the next broadcast starts without the old track', async () => {
+      await request(t.url)
+        .post('/api/stations/now-playing')
+        .set(owner.auth)
+        .send({ stationId: station.id, track: 'Old Song' })
+        .expect(200);
+      await t.app.get(StationsService).transition(station.id, 'live', true, true);
+      const res = await request(t.url)
+        .post('/api/stations/end')
+        .set(owner.auth)
+        .send({ stationId: station.id })
+        .expect(200);
+      expect(res.body).toMatchObject({ status: 'ended', isActive: false, nowPlaying: null });
+      // Going live again after an ended broadcast is allowed.
+      await t.app.get(StationsService).transition(station.id, 'live', true, true);
+      expect(
+        (await request(t.url).get(`/api/stations/${station.id}`).expect(200)).body.status,
+      ).toBe('live');
+    });
+  });
+
+  describe('DELETE /api/stations/{id}', () => {
+    it('deletes an owned station (204): gone for everyone, and its slug is free', async () => {
+      const { body } = await request(t.url)
+        .post('/api/stations')
+        .set(owner.auth)
+        .send({ name: 'Short Lived' })
+        .expect(201);
+      const id = (body as CreateStationResponse).station.id;
+      await request(t.url).delete(`/api/stations/${id}`).expect(401);
+      await request(t.url).delete(`/api/stations/${id}`).set(other.auth).expect(403);
+      await request(t.url).delete('/api/stations/not-a-uuid').set(owner.auth).expect(400);
+      await request(t.url).delete(`/api/stations/${id}`).set(owner.auth).expect(204);
+      const gone = await request(t.url).get(`/api/stations/${id}`).expect(404);
+      expect(gone.body.error).toBe('StationNotFoundError');
+      await request(t.url).delete(`/api/stations/${id}`).set(owner.auth).expect(404);
+      await request(t.url).get(`/api/users/${owner.username}/stations/short-lived`).expect(404);
+      await request(t.url)
+        .post('/api/stations')
+        .set(owner.auth)
+        .send({ name: 'Short Lived' })
+        .expect(201);
     });
   });
 });

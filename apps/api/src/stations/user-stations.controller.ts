@@ -1,22 +1,40 @@
-import { Controller, Get, Inject, Param } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Station, UserStationsResponse } from '@radiobroadcaster/contracts';
-import { StationsService } from './stations.service.js';
+import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { docReply, PUBLIC_POLL_CACHE_CONTROL, sendReply } from '../common/json-doc.js';
+import { StationReadModel } from './station-read-model.js';
 
 @ApiTags('stations')
 @Controller('api/users/:username/stations')
 export class UserStationsController {
-  constructor(@Inject(StationsService) private readonly stations: StationsService) {}
+  constructor(@Inject(StationReadModel) private readonly reads: StationReadModel) {}
 
   @Get()
   @ApiOperation({ summary: "A broadcaster's stations, live first" })
-  list(@Param('username') username: string): Promise<UserStationsResponse> {
-    return this.stations.byUsername(username);
+  @ApiOkResponse({ description: '{ user, stations: Station[] }; ETag, 304 when unchanged' })
+  async list(
+    @Param('username') username: string,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    sendReply(
+      res,
+      docReply(req, await this.reads.userStationsDoc(username), PUBLIC_POLL_CACHE_CONTROL),
+    );
   }
 
   @Get(':slug')
   @ApiOperation({ summary: 'One station by its public address username/slug' })
-  get(@Param('username') username: string, @Param('slug') slug: string): Promise<Station> {
-    return this.stations.byUsernameAndSlug(username, slug);
+  @ApiOkResponse({ description: 'Station; ETag, 304 when unchanged' })
+  async get(
+    @Param('username') username: string,
+    @Param('slug') slug: string,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    sendReply(
+      res,
+      docReply(req, await this.reads.stationBySlugDoc(username, slug), PUBLIC_POLL_CACHE_CONTROL),
+    );
   }
 }

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import pg from 'pg';
+import type { DestinationStream } from 'pino';
 import { createApp } from '../bootstrap.js';
 import { type AppConfig, loadConfig } from '../config/config.js';
 
@@ -38,6 +40,10 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): AppConfig {
     DATA_DIR: mkdtempSync(join(tmpdir(), 'rb-test-')),
     AUTH_SECRET: randomBytes(32).toString('hex'),
     EVENT_PREFIX: `rbtest-${randomBytes(4).toString('hex')}`,
+    // Hashing at the production cost would dominate the suite's run time; password.spec checks it.
+    PASSWORD_SCRYPT: '1024,8,1',
+    // The demo station publishes audio all the time: only the tests about it turn it on.
+    DEMO_STATION: 'false',
     ...overrides,
   });
 }
@@ -50,18 +56,41 @@ export interface TestApp {
   close: () => Promise<void>;
 }
 
-/** Starts the real app on a random (or the given) loopback port against a fresh PostgreSQL database (or embedded PGlite). */
+/** A free loopback port (bound and released at once). */
+export async function freeLoopbackPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((ok) => server.close(() => ok()));
+  return port;
+}
+
+/**
+ * Starts the real app on a free (or the given) loopback port against a fresh PostgreSQL database
+ * (or embedded PGlite); its PUBLIC_URL is that address unless `env` says otherwise.
+ */
 export async function startTestApp(
-  opts: { embedded?: boolean; redis?: boolean; env?: NodeJS.ProcessEnv; port?: number } = {},
+  opts: {
+    embedded?: boolean;
+    redis?: boolean;
+    env?: NodeJS.ProcessEnv;
+    port?: number;
+    /** Log lines go here instead of stdout. */
+    logDestination?: DestinationStream;
+  } = {},
 ): Promise<TestApp> {
-  const db = opts.embedded ? null : await createTestDatabase();
+  // A DATABASE_URL in `env` shares that database (several nodes); else a fresh one.
+  const db = opts.embedded || opts.env?.DATABASE_URL ? null : await createTestDatabase();
+  const port = opts.port ?? (await freeLoopbackPort());
   const config = testConfig({
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
     ...(db ? { DATABASE_URL: db.url } : {}),
     ...(opts.redis ? { REDIS_URL: TEST_REDIS_URL } : {}),
     ...opts.env,
   });
-  const app = await createApp(config);
-  await app.listen(opts.port ?? 0, '127.0.0.1');
+  const app = await createApp(config, { logDestination: opts.logDestination });
+  await app.listen(port, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
   const url = `http://127.0.0.1:${address.port}`;
   return {
@@ -113,29 +142,41 @@ export async function signUp(baseUrl: string, username?: string): Promise<TestUs
   };
 }
 
-/** A real API process from the compiled app (`npm run build` first), on a free port. */
-export async function spawnApiProcess(
+/** A process of ours started from compiled code, once it printed the address it listens on. */
+export interface NodeProcess {
+  url: string;
+  pid: number;
+  /** Everything it wrote so far. */
+  output: () => string;
+  exited: Promise<void>;
+  /** The exit code once it exited (null while running, or when a signal ended it). */
+  exitCode: () => number | null;
+  kill: () => void;
+  stop: () => Promise<void>;
+}
+
+/**
+ * Starts `node {main}` (or `{main} {...args}` when `args` are given) and resolves when it prints
+ * `listening on http://127.0.0.1:{port}` (within `timeoutMs`; generous, as a busy machine boots
+ * slowly); rejects with its output if it exits first.
+ */
+export async function spawnUntilListening(
+  main: string,
   env: NodeJS.ProcessEnv,
-): Promise<{ url: string; stop: () => Promise<void>; kill: () => void }> {
+  what: string,
+  timeoutMs = 45_000,
+  args?: string[],
+): Promise<NodeProcess> {
   const { spawn } = await import('node:child_process');
-  const { fileURLToPath } = await import('node:url');
-  const main = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
-  const child = spawn(process.execPath, [main], {
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      SFU_SHARDS: '0',
-      ...env,
-    },
+  const child = spawn(args ? main : process.execPath, args ?? [main], {
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`API process did not start:\n${output}`)),
-      20_000,
+      () => reject(new Error(`${what} did not start:\n${output}`)),
+      timeoutMs,
     );
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
@@ -147,18 +188,45 @@ export async function spawnApiProcess(
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    child.on('exit', (code) => {
+    child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`API process exited with ${code}:\n${output}`));
+      reject(new Error(`${what} exited with ${code}:\n${output}`));
     });
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     url,
+    pid: child.pid!,
+    output: () => output,
+    exited,
+    exitCode: () => child.exitCode,
     kill: () => child.kill('SIGKILL'),
     stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
     },
   };
+}
+
+/**
+ * A real API process from the compiled app (`npm run build` first), on a free port (or `env.PORT`)
+ * whose address is its PUBLIC_URL unless `env` says otherwise.
+ */
+export async function spawnApiProcess(env: NodeJS.ProcessEnv): Promise<NodeProcess> {
+  const { fileURLToPath } = await import('node:url');
+  const main = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+  const port = env.PORT ?? String(await freeLoopbackPort());
+  return spawnUntilListening(
+    main,
+    {
+      PORT: port,
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      SFU_SHARDS: '0',
+      DEMO_STATION: 'false',
+      ...env,
+    },
+    'API process',
+  );
 }

@@ -55,7 +55,9 @@ export class UsersRepository {
   /** @throws UserConflictError when a new username is taken. */
   async update(
     id: string,
-    patch: Partial<Pick<UserEntity, 'name' | 'username' | 'image' | 'emailVerified'>>,
+    patch: Partial<
+      Pick<UserEntity, 'name' | 'username' | 'image' | 'emailVerified' | 'passwordHash' | 'email'>
+    >,
   ): Promise<void> {
     try {
       await this.users.update({ id }, patch);

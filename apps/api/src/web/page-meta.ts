@@ -1,6 +1,15 @@
-import { PRODUCT_NAME, PRODUCT_TAGLINE, type Station } from '@radiobroadcaster/contracts';
+import {
+  PRODUCT_NAME,
+  PRODUCT_TAGLINE,
+  stationPageDescription,
+  stationOgImagePath,
+  stationPageTitle,
+  TITLE_SUFFIX,
+  type Station,
+} from '@radiobroadcaster/contracts';
+import { stationCardVersion } from '../images/images.service.js';
 
-export const TITLE_SUFFIX = ` | ${PRODUCT_NAME}`;
+export { TITLE_SUFFIX };
 
 export interface PageMeta {
   title: string;
@@ -52,20 +61,27 @@ export function staticPageMeta(path: string, publicUrl: string): PageMeta {
   return { ...page, url: publicUrl + clean };
 }
 
-/** '{station name} by @{username}' + the product suffix, as the spec names the station page. */
-export function stationMeta(station: Station, url: string): PageMeta {
+/** The station page's head: the same title and description rules as the web app's. */
+export function stationMeta(station: Station, url: string, publicUrl: string): PageMeta {
+  const description = stationPageDescription(station);
+  // The built-in demo has no row, so no preview of its own.
+  const image = station.broadcasterId
+    ? publicUrl + stationOgImagePath(station.id, stationCardVersion(station))
+    : undefined;
   return {
-    title: `${station.name} by @${station.broadcaster.username}${TITLE_SUFFIX}`,
-    description: station.description || 'Live radio streaming.',
+    title: stationPageTitle(station),
+    description,
     url,
     type: 'music.radio_station',
+    image,
     jsonLd: [
       {
         '@context': 'https://schema.org',
         '@type': 'RadioStation',
         name: station.name,
-        description: station.description || 'Live radio streaming.',
+        description,
         url,
+        ...(station.coverUrl ? { image: publicUrl + station.coverUrl } : {}),
       },
     ],
   };
@@ -78,7 +94,7 @@ const esc = (s: string) =>
 const jsonForScript = (o: object) => JSON.stringify(o).replace(/</g, '\\u003c');
 
 const REPLACED =
-  /<title>[\s\S]*?<\/title>\s*|<meta\s+(?:name|property)="(?:description|og:title|og:description|og:url|og:type|og:image|twitter:card|twitter:title|twitter:description|twitter:image)"[^>]*>\s*/g;
+  /<title>[\s\S]*?<\/title>\s*|<meta\s+(?:name|property)="(?:description|og:title|og:description|og:url|og:type|og:image(?::width|:height|:alt)?|twitter:card|twitter:title|twitter:description|twitter:image)"[^>]*>\s*/g;
 
 /** The blog feed on the same origin as the page. */
 const rssUrl = (pageUrl: string) => {
@@ -98,7 +114,14 @@ export function injectMeta(html: string, meta: PageMeta): string {
     `<meta property="og:description" content="${esc(meta.description)}" />`,
     `<meta property="og:url" content="${esc(meta.url)}" />`,
     `<meta property="og:type" content="${meta.type ?? 'website'}" />`,
-    ...(meta.image ? [`<meta property="og:image" content="${esc(meta.image)}" />`] : []),
+    ...(meta.image
+      ? [
+          `<meta property="og:image" content="${esc(meta.image)}" />`,
+          '<meta property="og:image:width" content="1200" />',
+          '<meta property="og:image:height" content="630" />',
+          `<meta property="og:image:alt" content="${esc(meta.title)}" />`,
+        ]
+      : []),
     `<meta name="twitter:card" content="${meta.image ? 'summary_large_image' : 'summary'}" />`,
     `<meta name="twitter:title" content="${esc(meta.title)}" />`,
     `<meta name="twitter:description" content="${esc(meta.description)}" />`,
@@ -111,4 +134,15 @@ export function injectMeta(html: string, meta: PageMeta): string {
     ),
   ].join('\n    ');
   return html.replace(REPLACED, '').replace('<!--app-head-->', tags);
+}
+
+/** The meta tag that tells the embed page which site was refused (read by the web app). */
+export const EMBED_REFUSED_META = 'rb-embed-refused';
+
+/** Marks an embed page framed by a site the owner did not list: the app explains instead of playing. */
+export function injectEmbedRefusal(html: string, host: string): string {
+  return html.replace(
+    '</head>',
+    `<meta name="${EMBED_REFUSED_META}" content="${esc(host)}" />\n  </head>`,
+  );
 }

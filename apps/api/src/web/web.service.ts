@@ -6,14 +6,17 @@ import {
   DEMO_SLUG,
   DEMO_USERNAME,
   isReservedUsername,
+  RecordingId,
   StationId,
   type Station,
 } from '@radiobroadcaster/contracts';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { ContentService } from '../content/content.service.js';
+import { hostAllowed, originHost } from '../domains/domain-rules.js';
 import { DomainsService } from '../domains/domains.service.js';
-import { StationsService } from '../stations/stations.service.js';
+import { StationReadModel } from '../stations/station-read-model.js';
 import {
+  injectEmbedRefusal,
   injectMeta,
   type PageMeta,
   staticPageMeta,
@@ -25,9 +28,41 @@ export interface RenderedPage {
   html: string;
   /** `frame-ancestors` sources for this page. */
   frameAncestors: string[];
-  /** 404 for unknown blog and tutorial slugs; the app still renders its not-found screen. */
+  /**
+   * 404 for a path no page answers (unknown route, user, station, post or tutorial; the app still
+   * renders its not-found screen), 403 for an embed page framed by a site the owner did not list.
+   */
   status: number;
 }
+
+/** Who asks for the page, from the request headers: only used for the embed page's framing. */
+export interface PageRequest {
+  /** `Sec-Fetch-Dest`: 'iframe' when a page frames the embed player. */
+  fetchDest?: string;
+  /** `Referer`: the framing page (browsers send at least its origin by default). */
+  referer?: string;
+  /** Origins that are this site itself (the request's own origin and the configured ones). */
+  ownOrigins: readonly string[];
+}
+
+/** The web app's own pages that need no lookup (the route tree's static paths). */
+const APP_PAGES = new Set([
+  '/',
+  '/about',
+  '/embed',
+  '/forgot-password',
+  '/ios',
+  '/privacy',
+  '/reset-password',
+  '/settings/account',
+  '/settings/domains',
+  '/signin',
+  '/studio',
+  '/tutorial',
+  '/verify-email',
+]);
+
+const NOT_FOUND_TITLE = 'Not Found';
 
 /** The built web app and player, with per-page head tags and framing rules. */
 @Injectable()
@@ -40,7 +75,7 @@ export class WebService {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(StationsService) private readonly stations: StationsService,
+    @Inject(StationReadModel) private readonly stations: StationReadModel,
     @Inject(DomainsService) private readonly domains: DomainsService,
     @Inject(ContentService) private readonly content: ContentService,
   ) {
@@ -73,43 +108,82 @@ export class WebService {
     return this.player;
   }
 
-  async render(path: string): Promise<RenderedPage> {
+  async render(path: string, req: PageRequest = { ownOrigins: [] }): Promise<RenderedPage> {
     const segments = path.split('/').filter(Boolean).map(safeDecode);
+    const clean = '/' + segments.join('/');
     const url = this.config.publicUrl + path;
     let meta: PageMeta = staticPageMeta(path, this.config.publicUrl);
     let frameAncestors = ["'self'"];
     let status = 200;
+    let refusedHost: string | null = null;
     const page = this.content.page(path);
+    const missing = (title: string) => {
+      meta = { title: `${title}${TITLE_SUFFIX}`, description: title, url, noindex: true };
+      status = 404;
+    };
 
     if (page.kind === 'page') {
       meta = { ...page.seo, url: page.seo.url };
     } else if (page.kind === 'missing') {
-      meta = { title: `${page.title}${TITLE_SUFFIX}`, description: page.title, url, noindex: true };
-      status = 404;
+      missing(page.title);
+    } else if (APP_PAGES.has(clean)) {
+      // staticPageMeta already has this page's head.
     } else if (segments[0] === 'embed' && segments.length === 3) {
       const station = await this.lookup(segments[1]!, segments[2]!);
+      if (!station) missing('Station not found');
       // The embed page is made to be framed: by the owner's sites when listed, else anywhere.
       const owned =
         station && station.broadcasterId ? await this.domains.domainsOf(station.broadcasterId) : [];
       frameAncestors = owned.length ? ["'self'", ...owned.flatMap(sourcesFor)] : ['*'];
-      if (station) meta = stationMeta(station, url);
+      if (station) meta = stationMeta(station, url, this.config.publicUrl);
+      refusedHost = owned.length ? refusedFramer(req, owned) : null;
+      if (refusedHost !== null) {
+        // A page the owner did not list frames the player: instead of the browser's bare
+        // "refused to connect", any site may show this page, which plays nothing and says why.
+        frameAncestors = ['*'];
+        status = 403;
+      }
+    } else if (segments[0] === 'station' && segments.length === 2) {
+      const station = StationId.safeParse(segments[1]).success
+        ? await this.stations.station(segments[1]!).catch(() => null)
+        : null;
+      if (station) meta = stationMeta(station, url, this.config.publicUrl);
+      else missing('Station not found');
     } else if (
-      segments[0] === 'station' &&
-      segments.length === 2 &&
+      segments[0] === 'studio' &&
+      segments.length === 3 &&
+      (segments[2] === 'stats' || segments[2] === 'webhooks') &&
       StationId.safeParse(segments[1]).success
     ) {
-      const station = await this.stations.get(segments[1]!).catch(() => null);
-      if (station) meta = stationMeta(station, url);
+      meta = { ...meta, noindex: true };
+    } else if (
+      segments.length === 4 &&
+      segments[2] === 'replays' &&
+      !isReservedUsername(segments[0]!)
+    ) {
+      // A replay: its station must exist (the page itself says when the recording does not).
+      const station = await this.lookup(segments[0]!, segments[1]!);
+      if (!station || !RecordingId.safeParse(segments[3]).success) missing('Replay not found');
+      else meta = { ...meta, noindex: true };
     } else if (segments.length === 2 && !isReservedUsername(segments[0]!)) {
       const station = await this.lookup(segments[0]!, segments[1]!);
-      if (station) meta = stationMeta(station, url);
+      if (station) meta = stationMeta(station, url, this.config.publicUrl);
+      else missing('Station not found');
+    } else if (segments.length === 1) {
+      // The profile route: reserved and file-like names are never users.
+      if (isReservedUsername(segments[0]!) || !(await this.stations.hasUser(segments[0]!)))
+        missing('User not found');
+    } else {
+      missing(NOT_FOUND_TITLE);
     }
-    return { html: injectMeta(this.index(), meta), frameAncestors, status };
+    let html = injectMeta(this.index(), meta);
+    if (refusedHost !== null) html = injectEmbedRefusal(html, refusedHost);
+    return { html, frameAncestors, status };
   }
 
   private async lookup(username: string, slug: string): Promise<Station | null> {
     if (username === DEMO_USERNAME && slug === DEMO_SLUG) return DEMO_STATION_META;
-    return this.stations.byUsernameAndSlug(username, slug).catch(() => null);
+    return this.stations.stationBySlug(username, slug).catch(() => null);
   }
 }
 
@@ -120,6 +194,26 @@ const DEMO_STATION_META = {
   broadcaster: { username: DEMO_USERNAME },
   broadcasterId: '',
 } as unknown as Station;
+
+/**
+ * The host of the page framing the embed player when the owner's list does not allow it, else
+ * null. Without a Referer (a `no-referrer` policy) the page is served as usual and the browser's
+ * `frame-ancestors` check decides.
+ */
+function refusedFramer(req: PageRequest, owned: string[]): string | null {
+  if (req.fetchDest !== 'iframe' && req.fetchDest !== 'frame') return null;
+  if (!req.referer) return null;
+  let origin: string;
+  try {
+    origin = new URL(req.referer).origin;
+  } catch {
+    return null;
+  }
+  if (req.ownOrigins.includes(origin)) return null;
+  const host = originHost(origin);
+  if (host === null || hostAllowed(host, owned)) return null;
+  return host;
+}
 
 function sourcesFor(domain: string): string[] {
   return [`https://${domain}`, `http://${domain}`];

@@ -24,8 +24,15 @@ describe('serving the web app', () => {
     await t.close();
   });
 
-  it('serves the app with the site title at / and unknown pages (SPA fallback)', async () => {
-    for (const path of ['/', '/about', '/some/unknown/page']) {
+  it('serves the app with the site title at / and its pages', async () => {
+    for (const path of [
+      '/',
+      '/about',
+      '/settings/account',
+      '/tutorials/',
+      `/${owner.username}`,
+      `/${owner.username}/night-owls/replays/3f1c2a4e-1111-4222-8333-444455556666`,
+    ]) {
       const res = await request(t.url).get(path).expect(200);
       expect(res.headers['content-type']).toMatch(/text\/html/);
       expect(res.text).toContain('<div id="root"></div>');
@@ -33,6 +40,34 @@ describe('serving the web app', () => {
     const home = await request(t.url).get('/').expect(200);
     expect(home.text).toContain('<title>Radio Broadcaster</title>');
     expect(home.headers['x-frame-options']).toBe('SAMEORIGIN');
+  });
+
+  it.each([
+    ['an unknown route', '/some/unknown/page', 'Not Found'],
+    ['a reserved name', '/test-media-session', 'User not found'],
+    ['a file-like name', '/logo.png', 'User not found'],
+    ['the assets folder itself', '/assets/', 'User not found'],
+    ['an unknown user', '/no-such-user-here', 'User not found'],
+    ['an unknown user, trailing slash', '/no-such-user-here/', 'User not found'],
+    ['an unknown station', '/OWNER/no-such-station', 'Station not found'],
+    ['an unknown station id', '/station/3f1c2a4e-1111-4222-8333-444455556666', 'Station not found'],
+    ['a malformed station id', '/station/nope', 'Station not found'],
+    ['an unknown embed', '/embed/OWNER/no-such-station', 'Station not found'],
+    ['an unknown tutorial', '/tutorials/nope', 'Tutorial not found'],
+    ['a replay of an unknown station', '/OWNER/nope/replays/x', 'Replay not found'],
+  ])('answers %s (%s) with 404 and the app, titled %s', async (_what, path, title) => {
+    const res = await request(t.url).get(path.replace('OWNER', owner.username)).expect(404);
+    expect(res.headers['content-type']).toMatch(/text\/html/);
+    expect(res.text).toContain('<div id="root"></div>');
+    expect(res.text).toContain(`<title>${title} | Radio Broadcaster</title>`);
+    expect(res.text).toContain('<meta name="robots" content="noindex" />');
+  });
+
+  it('answers a missing build file with a plain 404, never the app', async () => {
+    for (const path of ['/assets/index-missing.js', '/assets/nope.css', '/assets/a/b.js']) {
+      const res = await request(t.url).get(path).expect(404);
+      expect(res.text).not.toContain('<div id="root">');
+    }
   });
 
   it('puts the station title, description and social tags in the HTML it sends, escaped', async () => {
@@ -60,6 +95,27 @@ describe('serving the web app', () => {
     expect(closed.headers['content-security-policy']).toContain(
       "frame-ancestors 'self' https://blog.example.com http://blog.example.com",
     );
+    // Framed by a listed site, or by the site itself: the player, with the strict list.
+    for (const referer of ['https://blog.example.com/post', `${t.url}/embed`]) {
+      const framed = await request(t.url)
+        .get(`/embed/${owner.username}/night-owls`)
+        .set('Sec-Fetch-Dest', 'iframe')
+        .set('Referer', referer)
+        .expect(200);
+      expect(framed.headers['content-security-policy']).toContain(
+        "frame-ancestors 'self' https://blog.example.com",
+      );
+      expect(framed.text).not.toContain('rb-embed-refused');
+    }
+    // Framed by another site: a page any site may show, which says why it does not play.
+    const refused = await request(t.url)
+      .get(`/embed/${owner.username}/night-owls`)
+      .set('Sec-Fetch-Dest', 'iframe')
+      .set('Referer', 'https://evil.example.net/page')
+      .expect(403);
+    expect(refused.headers['content-security-policy']).toContain('frame-ancestors *');
+    expect(refused.headers.vary).toBe('Sec-Fetch-Dest, Referer');
+    expect(refused.text).toContain('<meta name="rb-embed-refused" content="evil.example.net" />');
     const demo = await request(t.url).get('/embed/radiobroadcaster/demo').expect(200);
     expect(demo.text).toContain(
       '<title>Radio Broadcaster Demo by @radiobroadcaster | Radio Broadcaster</title>',

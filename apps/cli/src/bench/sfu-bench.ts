@@ -5,45 +5,57 @@
  *     listeners, memory per listener.
  *  2. The product path: `npm start`'s API + SFU, the CLI broadcasting a tone and `load` listeners
  *     → join-to-first-audio and publisher-to-listener latency (p50/p95), loss.
- * Options: --shards N (default: cores) --steps 100,200,… --srtp cm|gcm --listeners N (part 2)
+ *  3. One UDP port per node vs a socket per session: part 1 in both modes, alternating, `--port-rounds`
+ *     times (default 3) at `--port-steps`; medians of the most listeners held and of the CPU per packet.
+ * Options: --shards N --steps 100,200,… --srtp cm|gcm --listeners N (part 2) --no-pin
+ *   --port-rounds N (0 skips part 3) --port-steps 600,1200,…
+ * Pinned (the default where `taskset` exists and there are 2+ cores): the SFU process (one shard) on
+ * core 0 and its load generator on core 1, so "listeners per core" is a clean figure.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import {
+  BENCH_PATHS,
+  benchApiEnv,
+  benchStationStatus,
+  broadcastArgs,
+  createBenchStation,
+  loadArgs,
+  loadSummary,
+  runNode,
+} from './bench-support.js';
 
+const hasTaskset = (() => {
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
 const { values } = parseArgs({
+  allowNegative: true,
   options: {
-    shards: { type: 'string', default: String(cpus().length) },
-    steps: { type: 'string', default: '200,400,600,800,1000,1200,1400,1600' },
+    pin: { type: 'boolean', default: hasTaskset && cpus().length >= 2 },
+    shards: { type: 'string' },
+    steps: { type: 'string', default: '500,1000,1500,1800,2100,2400' },
     srtp: { type: 'string', default: 'cm' },
     window: { type: 'string', default: '8' },
     listeners: { type: 'string', default: '50' },
     'skip-capacity': { type: 'boolean', default: false },
+    'skip-product': { type: 'boolean', default: false },
+    'port-rounds': { type: 'string', default: '3' },
+    'port-steps': { type: 'string', default: '800,1200,1600,1800,2000' },
   },
 });
 
-const root = fileURLToPath(new URL('../../../../', import.meta.url));
-const FANOUT = join(root, 'apps/sfu/dist/bench/fanout.js');
-const API = join(root, 'apps/api/dist/main.js');
-const CLI = join(root, 'apps/cli/dist/main.js');
+const FANOUT = join(BENCH_PATHS.root, 'apps/sfu/dist/bench/fanout.js');
 
-function run(cmd: string[], env: NodeJS.ProcessEnv = {}, echo = true) {
-  const child = spawn(process.execPath, cmd, {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (c: Buffer) => {
-    out += c.toString();
-    if (echo) process.stdout.write(c);
-  });
-  child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-  const done = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, done, out: () => out };
-}
+const pinned = values.pin!;
+const shards = values.shards ?? (pinned ? '1' : String(cpus().length));
 
 interface Step {
   /** listeners asked for at this step */
@@ -55,24 +67,42 @@ interface Step {
   usPerPkt: number;
   /** CPU of the process holding the benchmark's listeners (the load generator), % of one core */
   sinkCpu: number;
+  /** first audio of the listeners that joined during this step's ramp, ms */
+  firstP50: number;
+  firstP95: number;
+  /** listeners admitted and connected per second during the ramp */
+  joinsPerS: number;
+  /** loss of the listeners already held while the new ones joined, % */
+  rampLoss: number;
 }
 
-async function capacity(): Promise<Step[]> {
-  console.log(`\n## 1. Capacity (fan-out bench, ${values.shards} shard(s), SRTP ${values.srtp})\n`);
-  const p = run([
-    FANOUT,
-    '--shards',
-    values.shards!,
-    '--steps',
-    values.steps!,
-    '--srtp',
-    values.srtp!,
-    '--window',
-    values.window!,
-  ]);
+async function capacity(
+  title = '1. Capacity',
+  stepList = values.steps!,
+  extra: string[] = [],
+): Promise<Step[]> {
+  console.log(
+    `\n## ${title} (fan-out bench, ${shards} shard(s), SRTP ${values.srtp}${pinned ? '; SFU pinned to core 0, load generator to core 1' : ', unpinned'})\n`,
+  );
+  const p = runNode(
+    [
+      FANOUT,
+      ...extra,
+      '--shards',
+      shards,
+      '--steps',
+      stepList,
+      '--srtp',
+      values.srtp!,
+      '--window',
+      values.window!,
+      ...(pinned ? ['--sink-cpu', '1'] : []),
+    ],
+    { echo: true, wrapper: pinned ? ['taskset', '-c', '0'] : [] },
+  );
   await p.done;
   const steps: Step[] = [];
-  const requested = values.steps!.split(',').map(Number);
+  const requested = stepList.split(',').map(Number);
   for (const line of p.out().split('\n')) {
     const cols = line.trim().split(/\s+/);
     if (cols.length < 10 || !/^\d+$/.test(cols[0]!)) continue;
@@ -84,6 +114,10 @@ async function capacity(): Promise<Step[]> {
       usPerPkt: Number(cols[6]),
       rssKiB: Number(cols[9]),
       sinkCpu: Number(cols[10]),
+      firstP50: Number(cols[7]!.split('/')[0]),
+      firstP95: Number(cols[7]!.split('/')[1]),
+      joinsPerS: Number(cols[11]),
+      rampLoss: Number(cols[12]),
     });
   }
   return steps;
@@ -94,20 +128,9 @@ async function productPath(listeners: number) {
     `\n## 2. Product path (API + SFU as npm start runs it, CLI tone, ${listeners} CLI listeners)\n`,
   );
   const dataDir = mkdtempSync(join(tmpdir(), 'rb-bench-'));
-  const api = run(
-    [API],
-    {
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      DATABASE_URL: '',
-      REDIS_URL: '',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_JOIN_PER_MINUTE: '100000',
-      RATE_LIMIT_AUTH_PER_MINUTE: '1000',
-    },
-    false,
-  );
+  const api = runNode([BENCH_PATHS.api], {
+    env: benchApiEnv(dataDir, { PORT: '0', HOST: '127.0.0.1' }),
+  });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setInterval(() => {
       const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(api.out());
@@ -119,92 +142,18 @@ async function productPath(listeners: number) {
     void api.done.then(() => reject(new Error(`API exited:\n${api.out()}`)));
   });
   try {
-    const json = async (path: string, body: unknown, token?: string) => {
-      const res = await fetch(url + path, {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          ...(token ? { Authorization: `Bearer ${token}` } : {}),
-        },
-        body: JSON.stringify(body),
-      });
-      if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-      return res.json() as Promise<Record<string, unknown>>;
-    };
-    const user = await json('/api/auth/sign-up/email', {
-      email: 'bench@example.com',
-      password: 'bench-password',
-      name: 'Bench',
-      username: 'bench',
-    });
-    const created = await json('/api/stations', { name: 'Bench FM' }, user.token as string);
-    const token = (created.streamToken as { token: string }).token;
+    const token = await createBenchStation(url);
     const sent = join(dataDir, 'sent.ndjson');
-    const broadcast = run(
-      [
-        CLI,
-        'broadcast',
-        '--station',
-        'bench/bench-fm',
-        '--server',
-        url,
-        '--token',
-        token,
-        '--tone',
-        '440',
-        '--record',
-        sent,
-      ],
-      {},
-      false,
-    );
+    const broadcast = runNode(broadcastArgs(url, token, sent));
     for (let i = 0; i < 150; i++) {
-      const s = (await (await fetch(`${url}/api/users/bench/stations/bench-fm`)).json()) as {
-        status: string;
-      };
-      if (s.status === 'live') break;
+      if ((await benchStationStatus(url)) === 'live') break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    const load = run(
-      [
-        CLI,
-        'load',
-        '--station',
-        'bench/bench-fm',
-        '--server',
-        url,
-        '--listeners',
-        String(listeners),
-        '--ramp',
-        '10',
-        '--concurrency',
-        '4',
-        '--duration',
-        '10',
-        '--json',
-        '--publisher-log',
-        sent,
-      ],
-      {},
-      false,
-    );
+    const load = runNode(loadArgs(url, { listeners, rampS: 10, durationS: 10, sent }));
     await load.done;
     broadcast.child.kill('SIGTERM');
     await broadcast.done;
-    const line = load
-      .out()
-      .trim()
-      .split('\n')
-      .reverse()
-      .find((l) => l.startsWith('{'));
-    if (!line) throw new Error(`load printed no summary:\n${load.out()}`);
-    return JSON.parse(line) as {
-      connected: number;
-      requested: number;
-      lossPercent: { p50?: number; max?: number };
-      firstAudioMs: { p50?: number; p95?: number };
-      latency?: { latencyMs: { p50?: number; p95?: number }; payloadsMismatched: number };
-    };
+    return loadSummary(load);
   } finally {
     api.child.kill('SIGTERM');
     await api.done;
@@ -212,21 +161,49 @@ async function productPath(listeners: number) {
 }
 
 const steps = values['skip-capacity'] ? [] : await capacity();
-const product = await productPath(Number(values.listeners));
+const product = values['skip-product'] ? undefined : await productPath(Number(values.listeners));
+
+/** Part 3: the same fan-out with one UDP port per node and with a socket per session, alternating. */
+const mostHeld = (list: Step[]) => {
+  const held = list.filter((s) => s.loss < 0.5);
+  return held.length ? held.reduce((a, b) => (b.listeners > a.listeners ? b : a)) : undefined;
+};
+const median = (a: number[]) => {
+  const s = [...a].sort((x, y) => x - y);
+  return s.length ? s[Math.floor((s.length - 1) / 2)]! : NaN;
+};
+const portRounds = Number(values['port-rounds']);
+const portRuns: Record<'socket' | 'port', { held: number; usPerPkt: number }[]> = {
+  socket: [],
+  port: [],
+};
+for (let r = 1; r <= portRounds; r++) {
+  for (const mode of ['socket', 'port'] as const) {
+    const list = await capacity(
+      `3. ${mode === 'port' ? 'One UDP port for every session' : 'A socket per session'}, round ${r}/${portRounds}`,
+      values['port-steps']!,
+      mode === 'port' ? ['--udp-port', '0'] : [],
+    );
+    const best = mostHeld(list);
+    portRuns[mode].push({ held: best?.listeners ?? 0, usPerPkt: best?.usPerPkt ?? NaN });
+  }
+}
 
 console.log('\n## Summary\n');
-const held = steps.filter((s) => s.loss < 0.5);
-const best = held.length ? held.reduce((a, b) => (b.listeners > a.listeners ? b : a)) : undefined;
+const best = mostHeld(steps);
 if (best) {
   console.log(
-    `most listeners held with < 0.5 % loss: ${best.listeners} of ${best.requested} asked for (${values.shards} shard(s), SRTP ${values.srtp}; loss ${best.loss} %)`,
+    `most listeners held with < 0.5 % loss: ${best.listeners} of ${best.requested} asked for (${shards} shard(s)${pinned ? ' on one pinned core' : ''}, SRTP ${values.srtp}; loss ${best.loss} %)`,
+  );
+  console.log(
+    `ramp to that step:                  ${best.joinsPerS} joins/s, first audio p50 ${best.firstP50} ms / p95 ${best.firstP95} ms, loss of listeners already held ${best.rampLoss} %`,
   );
   console.log(
     `SFU CPU per 100 listeners:          ${((best.procCpu / best.listeners) * 100).toFixed(1)} % of one core (${best.usPerPkt} µs per packet per listener)`,
   );
   console.log(`memory per listener:                ${(best.rssKiB / 1024).toFixed(2)} MiB RSS`);
   console.log(
-    `load generator at that step:        ${best.sinkCpu} % of one core (SFU process ${best.procCpu} %, on ${cpus().length} cores)`,
+    `load generator at that step:        ${best.sinkCpu} % of one core (SFU process ${best.procCpu} %, ${pinned ? 'each pinned to its own core' : `on ${cpus().length} cores`})`,
   );
   console.log(
     `→ listeners per core at that cost:  ~${Math.round((100 / ((best.procCpu / best.listeners) * 100)) * 100)}`,
@@ -234,13 +211,24 @@ if (best) {
 } else if (steps.length) {
   console.log('no step held < 0.5 % loss');
 }
-console.log(
-  `join → first audio packet:          p50 ${product.firstAudioMs.p50} ms, p95 ${product.firstAudioMs.p95} ms (${product.connected}/${product.requested} listeners)`,
-);
-console.log(
-  `publisher → listener latency:       p50 ${product.latency?.latencyMs.p50} ms, p95 ${product.latency?.latencyMs.p95} ms (loopback, CLI publisher and listeners)`,
-);
-console.log(
-  `loss on the product path:           p50 ${product.lossPercent.p50} %, max ${product.lossPercent.max} %; payload mismatches ${product.latency?.payloadsMismatched}`,
-);
+if (product) {
+  console.log(
+    `join → first audio packet:          p50 ${product.firstAudioMs.p50} ms, p95 ${product.firstAudioMs.p95} ms (${product.connected}/${product.requested} listeners)`,
+  );
+  console.log(
+    `publisher → listener latency:       p50 ${product.latency?.latencyMs.p50} ms, p95 ${product.latency?.latencyMs.p95} ms (loopback, CLI publisher and listeners)`,
+  );
+  console.log(
+    `loss on the product path:           p50 ${product.lossPercent.p50} %, max ${product.lossPercent.max} %; payload mismatches ${product.latency?.payloadsMismatched}`,
+  );
+}
+if (portRounds > 0) {
+  const fmt = (mode: 'socket' | 'port') => {
+    const runs = portRuns[mode];
+    return `median ${median(runs.map((r) => r.held))} listeners, ${median(runs.map((r) => r.usPerPkt)).toFixed(1)} µs per packet per listener (runs: ${runs.map((r) => r.held).join(', ')})`;
+  };
+  console.log(
+    `one UDP port for every session:     ${fmt('port')}\na socket per session:               ${fmt('socket')}\n  (most listeners held with < 0.5 % loss, ${shards} shard(s)${pinned ? ' on one pinned core' : ''}, steps ${values['port-steps']}, ${portRounds} alternating rounds)`,
+  );
+}
 process.exit(0);

@@ -1,13 +1,14 @@
 /**
  * SFU fan-out benchmark: engine + publisher in this process, listeners in a child process (bench/sink.js).
  * Usage: node apps/sfu/dist/bench/fanout.js [--shards 1] [--steps 200,400,800] [--window 10] [--srtp gcm|cm]
+ *   [--sink-cpu N] [--udp-port P] (one UDP port for every session; default a socket per session)
  * Prints per step: listeners, loss, shard CPU (event-loop utilization), CPU per 100 listeners, and the
  * listener process's own CPU (on a small machine it shares the cores and is often the limit).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { createWeriftEngine } from '../werift-engine.js';
+import { createWeriftEngine } from '../werift/werift-engine.js';
 import { createTestPublisher } from '../test-peers.js';
 
 const arg = (name: string, def: string) => {
@@ -19,9 +20,18 @@ const steps = arg('steps', '200,400,600,800').split(',').map(Number);
 const windowS = Number(arg('window', '10'));
 const srtp = arg('srtp', 'gcm') as 'gcm' | 'cm';
 const sinks = Number(arg('sinks', '1'));
+/** Pin the listener processes (the load generator) to this CPU; the caller pins this process. */
+const sinkCpu = arg('sink-cpu', '');
+/** One UDP port for every session (the node's mux; 0 = a free port); unset: a socket per session. */
+const udpPort = arg('udp-port', '');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const engine = await createWeriftEngine({ shards });
+// no admission cap: the benchmark measures what one shard can hold
+const engine = await createWeriftEngine({
+  shards,
+  maxListeners: 0,
+  udpPort: udpPort === '' ? undefined : Number(udpPort),
+});
 const station = 'bench';
 const rss0 = process.memoryUsage().rss;
 const pub = await createTestPublisher(engine, station);
@@ -54,6 +64,7 @@ for (let i = 0; i < sinks; i++) {
     else for (const w of sink.waiters.splice(0)) w(m);
   });
   sinkList.push(sink);
+  if (sinkCpu && child.pid) execFileSync('taskset', ['-pc', sinkCpu, String(child.pid)]);
 }
 const next = (s: Sink, op: string) =>
   new Promise<{ op: string; [k: string]: unknown }>((resolve) => {
@@ -68,10 +79,35 @@ const pct = (a: number[], p: number) => {
 };
 console.log(`shards=${shards} srtp=${srtp} window=${windowS}s payload=160B 50pps`);
 console.log(
-  'listeners  loss%   shardELU%(each)   ELU%/100L  mainELU%  procCPU%  cpuUs/pkt  firstPkt p50/p95 ms  verified/corrupt  rssKiB/L  sinkCPU%',
+  'listeners  loss%   shardELU%(each)   ELU%/100L  mainELU%  procCPU%  cpuUs/pkt  firstPkt p50/p95 ms  verified/corrupt  rssKiB/L  sinkCPU%  joins/s  rampLoss%',
 );
 let total = 0;
+const windowOf = async () => {
+  const results = await Promise.all(
+    sinkList.map((s) => {
+      const p = next(s, 'window');
+      s.child.send({ op: 'window-end' });
+      return p;
+    }),
+  );
+  const sum = (k: string) => results.reduce((a, r) => a + (r[k] as number), 0);
+  const expected = sum('expected');
+  const received = sum('received');
+  return {
+    loss: expected > 0 ? (1 - received / expected) * 100 : 0,
+    joins: results.flatMap((r) => r.joins as number[]),
+    verified: sum('verified'),
+    corrupt: sum('corrupt'),
+    sinkCpu: sum('cpuPercent'),
+  };
+};
+const connected = () => sinkList.reduce((a, s) => a + s.connected, 0);
 for (const target of steps) {
+  // The ramp: listeners already held must keep their audio while the new ones join as fast as the
+  // load generator offers them (joins per second, their first audio, the old ones' loss).
+  const before = engine.listenerCount(station);
+  sinkList.forEach((s) => s.child.send({ op: 'window-start' }));
+  const r0 = Date.now();
   const add = target - total;
   if (add > 0) {
     const per = Math.ceil(add / sinks);
@@ -81,8 +117,17 @@ for (const target of steps) {
     total += per * sinks;
   }
   const deadline = Date.now() + 30000;
-  while (engine.listenerCount(station) < total && Date.now() < deadline) await sleep(200);
-  await sleep(2000);
+  while (
+    (engine.listenerCount(station) < total || connected() < engine.listenerCount(station)) &&
+    Date.now() < deadline
+  ) {
+    await sleep(100);
+  }
+  const rampS = (Date.now() - r0) / 1000;
+  await sleep(1000); // first packets of the last joiners
+  const ramp = await windowOf();
+  const joinsPerS = (engine.listenerCount(station) - before) / Math.max(0.001, rampS);
+  await sleep(1000);
   const e0 = engine.shardUtilization();
   const m0 = performance.eventLoopUtilization();
   const c0 = process.cpuUsage();
@@ -91,38 +136,29 @@ for (const target of steps) {
   const e1 = engine.shardUtilization();
   const m1 = performance.eventLoopUtilization(m0);
   const cpu = process.cpuUsage(c0);
-  const results = await Promise.all(
-    sinkList.map((s) => {
-      const p = next(s, 'window');
-      s.child.send({ op: 'window-end' });
-      return p;
-    }),
-  );
-  const expected = results.reduce((a, r) => a + (r.expected as number), 0);
-  const received = results.reduce((a, r) => a + (r.received as number), 0);
-  const joins = results.flatMap((r) => r.joins as number[]);
-  const verified = results.reduce((a, r) => a + (r.verified as number), 0);
-  const corrupt = results.reduce((a, r) => a + (r.corrupt as number), 0);
-  const sinkCpu = results.reduce((a, r) => a + (r.cpuPercent as number), 0);
+  const steady = await windowOf();
   const elus = e1.map((e, i) => performance.eventLoopUtilization(e, e0[i]).utilization * 100);
   const sum = elus.reduce((a, b) => a + b, 0);
   const n = engine.listenerCount(station);
-  const loss = expected > 0 ? (1 - received / expected) * 100 : NaN;
   const rssPerListener = (process.memoryUsage().rss - rss0) / Math.max(1, n) / 1024;
   const procCpu = ((cpu.user + cpu.system) / (windowS * 1e6)) * 100;
   const usPerPkt = (cpu.user + cpu.system) / Math.max(1, n * 50 * windowS);
+  const verified = ramp.verified + steady.verified;
+  const corrupt = ramp.corrupt + steady.corrupt;
   console.log(
-    `${String(n).padStart(9)}  ${loss.toFixed(3).padStart(6)}  ${elus
+    `${String(n).padStart(9)}  ${steady.loss.toFixed(3).padStart(6)}  ${elus
       .map((e) => e.toFixed(1))
       .join('/')
       .padStart(
         16,
-      )}  ${((sum / Math.max(1, n)) * 100).toFixed(2).padStart(9)}  ${(m1.utilization * 100).toFixed(1).padStart(8)}  ${procCpu.toFixed(1).padStart(8)}  ${usPerPkt.toFixed(1).padStart(9)}  ${pct(joins, 50)}/${pct(joins, 95)}  ${verified}/${corrupt}  ${rssPerListener.toFixed(0).padStart(8)}  ${sinkCpu.toFixed(1).padStart(8)}`,
+      )}  ${((sum / Math.max(1, n)) * 100).toFixed(2).padStart(9)}  ${(m1.utilization * 100).toFixed(1).padStart(8)}  ${procCpu.toFixed(1).padStart(8)}  ${usPerPkt.toFixed(1).padStart(9)}  ${pct(ramp.joins, 50)}/${pct(ramp.joins, 95)}  ${verified}/${corrupt}  ${rssPerListener.toFixed(0).padStart(8)}  ${steady.sinkCpu.toFixed(1).padStart(8)}  ${joinsPerS.toFixed(1).padStart(7)}  ${ramp.loss.toFixed(3).padStart(7)}`,
   );
 }
 clearInterval(pace);
 sinkList.forEach((s) => s.child.send({ op: 'exit' }));
 await sleep(500);
 await pub.close();
+const net = engine.stats().net;
+if (net) console.log(`one port: ${JSON.stringify(net)}`);
 await engine.close();
 process.exit(0);

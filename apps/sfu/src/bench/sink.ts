@@ -7,7 +7,7 @@
 import type { Socket } from 'node:dgram';
 import type { RTCPeerConnection } from 'werift';
 import { checkTestPayload } from '../test-peers.js';
-import { createPeer } from '../werift-config.js';
+import { createPeer } from '../werift/werift-config.js';
 
 type FromParent =
   | { op: 'add'; count: number; srtp?: 'gcm' | 'cm' }
@@ -37,6 +37,8 @@ const send = (m: unknown) => process.send?.(m);
 const verifyEvery = Number(process.env.SINK_VERIFY_EVERY ?? 50);
 /** CPU of this process over the measurement window: shows when the load generator is the limit. */
 let windowCpu = { cpu: process.cpuUsage(), at: performance.now() };
+/** Listeners that joined after this instant count in the window's join figures. */
+let windowStartAt = 0;
 
 function extend(l: SinkListener, seq: number): void {
   if (l.highest < 0) {
@@ -145,6 +147,7 @@ process.on('message', async (m: FromParent) => {
     case 'window-start':
       for (const l of listeners.values()) l.mark = { count: l.count, highest: l.highest };
       windowCpu = { cpu: process.cpuUsage(), at: performance.now() };
+      windowStartAt = Date.now();
       break;
     case 'window-end': {
       let expected = 0;
@@ -155,7 +158,7 @@ process.on('message', async (m: FromParent) => {
       for (const l of listeners.values()) {
         verified += l.verified;
         corrupt += l.corrupt;
-        if (l.firstAt) joins.push(l.firstAt - l.joinAt);
+        if (l.firstAt && l.joinAt >= windowStartAt) joins.push(l.firstAt - l.joinAt);
         if (!l.connected || l.mark.highest < 0) continue;
         expected += l.highest - l.mark.highest;
         received += l.count - l.mark.count;

@@ -16,7 +16,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SFU_SECRET_HEADER, type NodeInfo } from './protocol.js';
+import { SFU_SECRET_HEADER, type NodeInfo } from '../protocol/schemas.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const SFU_MAIN = join(ROOT, 'apps/sfu/dist/node/main.js');
@@ -122,6 +122,7 @@ async function runConfig(nodes: number): Promise<StepResult[]> {
         SFU_HTTP_HOST: '127.0.0.1',
         SFU_HTTP_PORT: '0',
         SFU_SHARDS: shards,
+        SFU_MAX_LISTENERS: '0',
       },
       /listening on (http:\/\/127\.0\.0\.1:\d+)/,
     );
@@ -140,6 +141,9 @@ async function runConfig(nodes: number): Promise<StepResult[]> {
       SFU_MODE: 'remote',
       SFU_SECRET: secret,
       RATE_LIMIT_JOIN_PER_MINUTE: '1000000',
+      // the benchmark's listeners all come from one address, and it looks for the limits
+      MAX_LISTENERS_PER_IP: '0',
+      MAX_LISTENERS_PER_STATION: '0',
       RATE_LIMIT_AUTH_PER_MINUTE: '1000',
     },
     /listening on (http:\/\/127\.0\.0\.1:\d+)/,

@@ -15,12 +15,18 @@ export interface SfuNodeConfig {
   secret: string;
   announcedAddress?: string;
   portRange?: { min: number; max: number };
+  /** One UDP port for every WebRTC session of the node (RTC_UDP_PORT); unset: a socket per session. */
+  udpPort?: number;
+  /** ICE-TCP passive candidates on this port (RTC_TCP_PORT), with RTC_UDP_PORT. */
+  tcpPort?: number;
   iceServers: IceServerConfig[];
   shards?: number;
   maxListeners?: number;
   nodeTtlMs: number;
   publisherWeight: number;
   relayLingerMs: number;
+  /** On SIGTERM, how long a publisher on the node is kept before the node exits anyway (ms). */
+  drainTimeoutMs: number;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, def: number): number {
@@ -47,9 +53,13 @@ export function loadSfuNodeConfig(env: NodeJS.ProcessEnv = process.env): SfuNode
   } catch {
     throw new Error('ICE_SERVERS must be a JSON array of RTCIceServer');
   }
+  const udpPort = env.RTC_UDP_PORT ? int(env, 'RTC_UDP_PORT', 0) : undefined;
+  const tcpPort = env.RTC_TCP_PORT ? int(env, 'RTC_TCP_PORT', 0) : undefined;
+  if (tcpPort !== undefined && udpPort === undefined) {
+    throw new Error('RTC_TCP_PORT needs RTC_UDP_PORT (ICE-TCP is served by the one-port mux)');
+  }
   const portMin = int(env, 'RTC_PORT_MIN', 0);
   const portMax = int(env, 'RTC_PORT_MAX', 0);
-  const maxListeners = int(env, 'SFU_MAX_LISTENERS', 0);
   return {
     nodeId: env.SFU_NODE_ID || `${hostname()}-${randomBytes(3).toString('hex')}`,
     redisUrl,
@@ -60,11 +70,15 @@ export function loadSfuNodeConfig(env: NodeJS.ProcessEnv = process.env): SfuNode
     secret,
     announcedAddress: env.RTC_ANNOUNCED_ADDRESS || undefined,
     portRange: portMin && portMax ? { min: portMin, max: portMax } : undefined,
+    udpPort,
+    tcpPort,
     iceServers,
     shards: env.SFU_SHARDS ? int(env, 'SFU_SHARDS', 0) : undefined,
-    maxListeners: maxListeners || undefined,
+    // unset: the engine's default for its shard count; 0: no limit
+    maxListeners: env.SFU_MAX_LISTENERS ? int(env, 'SFU_MAX_LISTENERS', 0) : undefined,
     nodeTtlMs: Math.max(1000, int(env, 'SFU_NODE_TTL_MS', 5000)),
     publisherWeight: int(env, 'SFU_PUBLISHER_WEIGHT', 20),
     relayLingerMs: int(env, 'SFU_RELAY_LINGER_MS', 2000),
+    drainTimeoutMs: int(env, 'SFU_DRAIN_TIMEOUT_SECONDS', 25) * 1000,
   };
 }

@@ -2,7 +2,7 @@
  * `npm run start:sfu`: one SFU node of a cluster. The werift engine with its listener shards, the
  * internal HTTP API for the API nodes, the Redis registration and events. See README, "Cluster".
  */
-import { createWeriftEngine } from '../werift-engine.js';
+import { createWeriftEngine } from '../werift/werift-engine.js';
 import { loadSfuNodeConfig } from './config.js';
 import { SfuNode } from './sfu-node.js';
 
@@ -10,21 +10,29 @@ const cfg = loadSfuNodeConfig();
 const engine = await createWeriftEngine({
   announcedAddress: cfg.announcedAddress,
   portRange: cfg.portRange,
+  udpPort: cfg.udpPort,
+  tcpPort: cfg.tcpPort,
   iceServers: cfg.iceServers,
   shards: cfg.shards,
   maxListeners: cfg.maxListeners,
 });
 const node = new SfuNode(engine, cfg);
 await node.start();
-console.log(`[sfu-node] ${node.id} listening on ${node.url} (${engine.shardMode} shards)`);
+const net = engine.stats().net;
+console.log(
+  `[sfu-node] ${node.id} listening on ${node.url} (${engine.shardMode} shards${net ? `, WebRTC on UDP ${net.udpPort}${net.tcpPort ? ` and TCP ${net.tcpPort}` : ''}` : ''})`,
+);
 
 let stopping = false;
+/** Drains (see SfuNode.drain), then leaves the cluster and exits 0; a second signal exits at once. */
 const stop = async (signal: string) => {
   if (stopping) process.exit(130);
   stopping = true;
-  console.log(`[sfu-node] ${signal}: leaving the cluster`);
-  const force = setTimeout(() => process.exit(1), 5000);
+  console.log(`[sfu-node] ${signal}: draining (up to ${cfg.drainTimeoutMs / 1000} s)`);
+  const force = setTimeout(() => process.exit(1), cfg.drainTimeoutMs + 5000);
   force.unref();
+  await node.drain(cfg.drainTimeoutMs).catch((err) => console.error('[sfu-node] drain', err));
+  console.log('[sfu-node] drained: leaving the cluster');
   await node.close().catch((err) => console.error('[sfu-node] close', err));
   await engine.close().catch((err) => console.error('[sfu-node] engine close', err));
   process.exit(0);

@@ -10,8 +10,9 @@
  */
 import { MediaStreamTrack, type RTCPeerConnection, type RtpPacket } from 'werift';
 import type { MediaEngine } from '../media-engine.js';
-import { createPeer, type PeerSettings } from '../werift-config.js';
-import type { SfuNodeClient } from './client.js';
+import type { SfuNodeClient } from '../protocol/client.js';
+import type { NodeRef } from '../protocol/schemas.js';
+import { createPeer, type PeerSettings } from '../werift/werift-config.js';
 
 export type RelayState = 'starting' | 'up' | 'broken' | 'closed';
 
@@ -19,9 +20,8 @@ export interface RelayOptions {
   engine: MediaEngine;
   settings: PeerSettings;
   stationId: string;
-  origin: { nodeId: string; url: string };
+  origin: NodeRef;
   originClient: SfuNodeClient;
-  selfId: string;
   connectTimeoutMs?: number;
   /** The in-leg failed (origin died or dropped us): the node decides whether to rebuild. */
   onBroken: (relay: Relay, why: string) => void;
@@ -35,7 +35,7 @@ export class Relay {
   outSessionId: string | null = null;
   /** The in-leg's listener session on the origin. */
   legSessionId: string | null = null;
-  readonly origin: { nodeId: string; url: string };
+  readonly origin: NodeRef;
   private pcIn?: RTCPeerConnection;
   private pcOut?: RTCPeerConnection;
   private track?: MediaStreamTrack;
@@ -72,7 +72,7 @@ export class Relay {
     const { sessionId, answerSdp } = await this.o.originClient.addListener(
       this.o.stationId,
       pc.localDescription!.sdp,
-      { relay: true, from: this.o.selfId },
+      { relay: true },
     );
     this.legSessionId = sessionId;
     if (this.state === 'closed') throw new Error('relay closed during set-up');

@@ -1,12 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { createWeriftEngine } from '../werift-engine.js';
-import { createTestListener, createTestPublisher, waitFor } from '../test-peers.js';
+import { createWeriftEngine } from '../werift/werift-engine.js';
+import {
+  checkTestPayload,
+  createTestListener,
+  createTestPublisher,
+  testPayload,
+  waitFor,
+} from '../test-peers.js';
+import { ClusterEngine } from '../cluster/cluster-engine.js';
 import type { MediaEngine } from '../media-engine.js';
-import { SfuNodeClient } from './client.js';
+import { SfuNodeClient } from '../protocol/client.js';
 import { loadSfuNodeConfig } from './config.js';
-import { SFU_SECRET_HEADER, sfuKeys, type NodeEvent, type NodeInfo } from './protocol.js';
+import { mediaKeys } from '../protocol/keys.js';
+import { SFU_SECRET_HEADER, type NodeEvent, type NodeInfo } from '../protocol/schemas.js';
 import { SfuNode } from './sfu-node.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -15,7 +23,7 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 describe('SFU node: registry, internal API, origin→edge relay', () => {
   const prefix = `rbnode-${randomBytes(4).toString('hex')}`;
   const secret = 'test-secret';
-  const keys = sfuKeys(prefix);
+  const keys = mediaKeys(prefix);
   const redis = new Redis(REDIS_URL);
   const sub = new Redis(REDIS_URL);
   const events: NodeEvent[] = [];
@@ -41,6 +49,21 @@ describe('SFU node: registry, internal API, origin→edge relay', () => {
     await node.start();
     nodes.push(node);
     return { node, engine, client: new SfuNodeClient(node.url, secret) };
+  };
+
+  /** Only these two nodes take part, and an API node's cluster engine over them. */
+  const twoNodeCluster = async (tag: string) => {
+    for (const n of nodes) await n.close();
+    const a = await startNode(`${prefix}-${tag}a`);
+    const b = await startNode(`${prefix}-${tag}b`);
+    const cluster = await new ClusterEngine({
+      redis: redis.duplicate(),
+      prefix,
+      secret,
+      refreshMs: 200,
+      warn: () => undefined,
+    }).start();
+    return { a, b, cluster };
   };
 
   beforeAll(async () => {
@@ -117,6 +140,150 @@ describe('SFU node: registry, internal API, origin→edge relay', () => {
     } finally {
       clearInterval(pacer);
       await pub.close();
+    }
+  }, 30_000);
+
+  it('draining: the node leaves placement, lets its listeners go, refuses new sessions with 503 and keeps its publisher until it leaves', async () => {
+    const { a, b, cluster } = await twoNodeCluster('d');
+    const station = 'st-drain';
+    // the freest node by id: node A becomes the origin
+    const pub = await createTestPublisher(cluster, station);
+    let pacer: NodeJS.Timeout | undefined;
+    const peers: { close(): Promise<void> }[] = [pub];
+    try {
+      await pub.connected;
+      expect(await redis.get(keys.origin(station))).toBe(a.node.id);
+      let sent = 0;
+      pacer = setInterval(() => pub.send(sent++), 20);
+      const onA = await createTestListener(a.client, station);
+      peers.push(onA);
+      await onA.connected;
+      await waitFor(() => a.node.info().listeners === 1, 3000, 'listener counted on A');
+
+      const drained = a.node.drain(20_000);
+      let drainedAt = 0;
+      void drained.then(() => (drainedAt = Date.now()));
+      await waitFor(
+        () =>
+          events.some(
+            (e) =>
+              e.type === 'listener-gone' &&
+              e.sessionId === onA.sessionId &&
+              e.reason === 'node-draining',
+          ),
+        3000,
+        'the listener on A is let go',
+      );
+      expect(events.some((e) => e.type === 'node-draining' && e.node === a.node.id)).toBe(true);
+      const record = JSON.parse((await redis.get(keys.node(a.node.id)))!) as NodeInfo;
+      expect(record).toMatchObject({ draining: true, publishers: 1 });
+      await waitFor(() => a.node.info().listeners === 0, 2000, 'no listener left on A');
+
+      for (const route of ['/v1/listeners', '/v1/publish']) {
+        const res = await fetch(`${a.node.url}${route}`, {
+          method: 'POST',
+          headers: { [SFU_SECRET_HEADER]: secret, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ stationId: station, offer: 'v=0' }),
+        });
+        expect(res.status).toBe(503);
+        expect(res.headers.get('retry-after')).toBe('1');
+        expect(((await res.json()) as { error: string }).error).toBe('Draining');
+      }
+
+      // a new listener goes to B, which pulls the station from A (still its origin)
+      const onB = await createTestListener(cluster, station);
+      peers.push(onB);
+      await onB.connected;
+      await waitFor(() => onB.received.size > 20, 5000, 'audio on B through the relay from A');
+      expect(onB.corrupt).toBe(0);
+      await waitFor(() => b.node.info().listeners === 1, 3000, 'listener counted on B');
+      expect(b.node.info().relays).toBe(1);
+      expect(a.node.info()).toMatchObject({ listeners: 0, relayLegs: 1 });
+
+      // the drain ends when the publisher leaves (its WHIP DELETE)
+      clearInterval(pacer);
+      pacer = undefined;
+      const left = Date.now();
+      expect(await cluster.unpublish(station, pub.sessionId)).toBe(true);
+      await pub.close();
+      await waitFor(() => drainedAt > 0, 3000, 'drain over once the publisher left');
+      expect(drainedAt - left).toBeLessThan(3000);
+    } finally {
+      if (pacer) clearInterval(pacer);
+      for (const p of peers) await p.close().catch(() => undefined);
+      await cluster.close();
+    }
+  }, 30_000);
+
+  it('draining: a publisher that stays is kept only until the drain timeout', async () => {
+    for (const n of nodes) await n.close();
+    const a = await startNode(`${prefix}-ta`);
+    const pub = await createTestPublisher(a.client, 'st-drain-timeout');
+    try {
+      await pub.connected;
+      const t0 = Date.now();
+      await a.node.drain(800);
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(750);
+      expect(a.node.info()).toMatchObject({ draining: true, publishers: 1 });
+    } finally {
+      await pub.close();
+    }
+  }, 15_000);
+
+  it('cluster engine: a packet publisher on a node, heard by a listener on another node and by a tap', async () => {
+    const { a, b, cluster } = await twoNodeCluster('p');
+    const station = 'st-packets';
+    const tapped: number[] = [];
+    const offTap = cluster.tap(station, (p) => tapped.push(checkTestPayload(p) ?? -1));
+    const pub = await cluster.publishPackets(station);
+    try {
+      expect(await cluster.hasSession(station, pub.sessionId)).toBe('publisher');
+      const originId = await redis.get(keys.origin(station));
+      const originNode = [a, b].find((n) => n.node.id === originId)!;
+      const edge = originNode === a ? b : a;
+      expect(originNode.node.info().publishers).toBe(1);
+      let sent = 0;
+      const pacer = setInterval(() => pub.push(testPayload(sent++), 960), 20);
+      try {
+        await waitFor(
+          () => events.some((e) => e.type === 'publisher-media' && e.stationId === station),
+          3000,
+          'publisher-media from the node',
+        );
+        // a listener placed on the other node pulls the station through a relay
+        const via = { origin: { nodeId: originNode.node.id, url: originNode.node.url } };
+        const l = await createTestListener(
+          { addListener: (s: string, o: string) => edge.client.addListener(s, o, via) },
+          station,
+        );
+        await l.connected;
+        await waitFor(() => l.received.size > 20, 5000, 'packets at the edge listener');
+        expect(l.corrupt).toBe(0);
+        await waitFor(() => tapped.length > 20, 5000, 'packets at the tap');
+        expect(tapped.every((v, i) => i === 0 || v === tapped[i - 1] + 1)).toBe(true);
+        await edge.client.removeListener(station, l.sessionId);
+        await l.close();
+      } finally {
+        clearInterval(pacer);
+      }
+      await pub.close();
+      expect(await pub.gone).toBe('deleted');
+      await waitFor(
+        () =>
+          events.some(
+            (e) =>
+              e.type === 'publisher-gone' &&
+              e.sessionId === pub.sessionId &&
+              e.reason === 'deleted',
+          ),
+        3000,
+        'publisher-gone from the node',
+      );
+      expect(originNode.node.info().publishers).toBe(0);
+    } finally {
+      offTap();
+      await pub.close();
+      await cluster.close();
     }
   }, 30_000);
 });

@@ -3,49 +3,37 @@
  * with its load, publishing its engine's events on Redis, pulling stations from their origin node
  * (relay) when it has listeners for a station whose publisher is elsewhere.
  */
-import { timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
-import { CapacityError, SdpError, type EngineEvent, type MediaEngine } from '../media-engine.js';
-import type { PeerSettings } from '../werift-config.js';
-import { SfuNodeClient } from './client.js';
-import type { SfuNodeConfig } from './config.js';
+import type { EngineEvent, MediaEngine, SessionAnswer } from '../media-engine.js';
+import { SfuNodeClient } from '../protocol/client.js';
+import { encodeFrame, FrameReader } from '../protocol/packet-frames.js';
+import { mediaKeys, type MediaKeys } from '../protocol/keys.js';
 import {
-  SFU_SECRET_HEADER,
-  sfuKeys,
+  NodeInfo,
   type AddListenerRequest,
   type NodeEventBody,
-  type NodeInfo,
-  type PublishRequest,
-  type RestartIceRequest,
-  type SessionRequest,
-  type StationRequest,
-} from './protocol.js';
+  type NodeRef,
+} from '../protocol/schemas.js';
+import type { PeerSettings } from '../werift/werift-config.js';
+import type { SfuNodeConfig } from './config.js';
+import { createNodeHttpServer, NodeHttpError } from './node-http.js';
 import { Relay } from './relay.js';
 
-const MAX_BODY = 256 * 1024;
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly tag: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+type SessionRequest = { stationId: string; sessionId: string };
 
 export class SfuNode {
   readonly id: string;
   url = '';
   private server?: Server;
   private readonly redis: Redis;
-  private readonly keys: ReturnType<typeof sfuKeys>;
+  private readonly keys: MediaKeys;
   private readonly startedAt = Date.now();
   private heartbeat?: NodeJS.Timeout;
   private closed = false;
+  private draining = false;
   /** stationId -> publisher session (real publishers only). */
   private readonly publishers = new Map<string, string>();
   /** stationId -> audience listener sessions on this node (pending or connected). */
@@ -66,7 +54,7 @@ export class SfuNode {
     private readonly cfg: SfuNodeConfig,
   ) {
     this.id = cfg.nodeId;
-    this.keys = sfuKeys(cfg.prefix);
+    this.keys = mediaKeys(cfg.prefix);
     this.redis = new Redis(cfg.redisUrl, { maxRetriesPerRequest: 2 });
     this.redis.on('error', (err: Error) => console.warn(`[sfu-node] redis: ${err.message}`));
     this.offEngine = engine.on((e) => this.onEngineEvent(e));
@@ -81,7 +69,24 @@ export class SfuNode {
   }
 
   async start(): Promise<void> {
-    const server = createServer((req, res) => void this.handle(req, res));
+    const server = createNodeHttpServer(
+      this.cfg.secret,
+      {
+        info: () => this.info(),
+        publish: (b) => this.publish(b),
+        unpublish: async (b) => ({ ok: await this.unpublish(b) }),
+        addListener: (b) => this.addListener(b),
+        removeListener: async (b) => ({ ok: await this.removeListener(b) }),
+        closeStation: async (b) => {
+          await this.closeStation(b.stationId);
+          return { ok: true };
+        },
+      },
+      {
+        publishPackets: (p, req, res) => this.publishPackets(p.stationId, req, res),
+        tap: (p, req, res) => this.tapStream(p.stationId, req, res),
+      },
+    );
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -122,8 +127,9 @@ export class SfuNode {
       relays: this.relays.size,
       relayLegs,
       load: listeners + relayLegs + this.publishers.size * this.cfg.publisherWeight,
-      maxListeners: this.cfg.maxListeners ?? null,
+      maxListeners: this.engine.stats().maxListeners,
       stations,
+      ...(this.draining ? { draining: true } : {}),
     };
   }
 
@@ -169,7 +175,7 @@ export class SfuNode {
       if (!moved && relay.state !== 'broken') continue;
       const raw = await this.redis.get(this.keys.node(origin));
       if (!raw) continue;
-      const info = JSON.parse(raw) as NodeInfo;
+      const info = NodeInfo.parse(JSON.parse(raw));
       console.warn(`[sfu-node] relay ${stationId}: rebuilding from ${origin}`);
       await this.dropRelay(stationId);
       if (origin === this.id || (this.audience.get(stationId)?.size ?? 0) === 0) continue;
@@ -221,6 +227,8 @@ export class SfuNode {
         }
         if (this.dropAudience(e.stationId, e.sessionId)) void this.emit(e);
         break;
+      case 'resync':
+        break; // the node's own engine is in this process: nothing to re-check
     }
   }
 
@@ -262,7 +270,7 @@ export class SfuNode {
     return c;
   }
 
-  private ensureRelay(stationId: string, origin: { nodeId: string; url: string }): Promise<Relay> {
+  private ensureRelay(stationId: string, origin: NodeRef): Promise<Relay> {
     const existing = this.relays.get(stationId);
     if (existing && existing.state !== 'closed' && existing.origin.nodeId === origin.nodeId)
       return Promise.resolve(existing);
@@ -276,7 +284,6 @@ export class SfuNode {
         stationId,
         origin,
         originClient: this.client(origin.url),
-        selfId: this.id,
         onBroken: (r, why) => {
           console.warn(`[sfu-node] relay ${stationId} from ${r.origin.nodeId}: ${why}`);
         },
@@ -322,7 +329,16 @@ export class SfuNode {
 
   // ---------------------------------------------------------------- operations
 
-  async publish(req: PublishRequest): Promise<{ sessionId: string; answerSdp: string }> {
+  /** While draining, a new session belongs on another node. */
+  private refuseWhileDraining(): void {
+    if (!this.draining) return;
+    throw new NodeHttpError(503, 'Draining', `SFU node ${this.id} is shutting down`, {
+      'Retry-After': '1',
+    });
+  }
+
+  async publish(req: { stationId: string; offer: string }): Promise<SessionAnswer> {
+    this.refuseWhileDraining();
     // This node becomes the station's origin: a relay it pulled for the station goes away
     // (its listeners stay connected and continue on the new publisher).
     if (this.relays.has(req.stationId)) await this.dropRelay(req.stationId);
@@ -331,13 +347,63 @@ export class SfuNode {
     return answer;
   }
 
+  /** A packet publisher fed by the request body; it ends when either side closes. */
+  async publishPackets(
+    stationId: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<void> {
+    this.refuseWhileDraining();
+    if (this.relays.has(stationId)) await this.dropRelay(stationId);
+    const pub = await this.engine.publishPackets(stationId);
+    this.publishers.set(stationId, pub.sessionId);
+    res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
+    res.write(`${JSON.stringify({ sessionId: pub.sessionId })}\n`);
+    const reader = new FrameReader();
+    let done = false;
+    const stop = () => {
+      if (done) return;
+      done = true;
+      void pub.close();
+    };
+    req.on('data', (chunk: Buffer) => {
+      try {
+        for (const f of reader.push(chunk)) pub.push(f.payload, f.samples);
+      } catch (err) {
+        console.warn(`[sfu-node] packet publisher ${stationId}: ${(err as Error).message}`);
+        stop();
+      }
+    });
+    req.on('close', stop);
+    res.on('close', stop);
+    void pub.gone.then((reason) => {
+      done = true;
+      if (!res.writableEnded) res.end(`${JSON.stringify({ gone: reason })}\n`);
+    });
+  }
+
+  /** The station's packets as frames, until the caller goes away. */
+  tapStream(stationId: string, req: IncomingMessage, res: ServerResponse): void {
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+    res.flushHeaders();
+    const off = this.engine.tap(stationId, (payload) => {
+      // a reader that stopped reading is dropped rather than buffered without bound
+      if (res.writableLength > 1024 * 1024) return void res.destroy();
+      res.write(encodeFrame(payload));
+    });
+    res.on('close', off);
+    req.resume();
+  }
+
   async unpublish(req: SessionRequest): Promise<boolean> {
     if (this.publishers.get(req.stationId) !== req.sessionId) return false;
     return this.engine.unpublish(req.stationId, req.sessionId);
   }
 
-  async addListener(req: AddListenerRequest): Promise<{ sessionId: string; answerSdp: string }> {
+  async addListener(req: AddListenerRequest): Promise<SessionAnswer> {
     const { stationId } = req;
+    // An origin keeps serving its publisher's station to edges until the publisher leaves.
+    if (!req.relay || !this.publishers.has(stationId)) this.refuseWhileDraining();
     if (req.relay) {
       const answer = await this.engine.addListener(stationId, req.offer);
       this.servedLegs.set(answer.sessionId, stationId);
@@ -348,7 +414,7 @@ export class SfuNode {
       try {
         await this.ensureRelay(stationId, req.origin);
       } catch (err) {
-        throw new HttpError(502, 'RelayError', `relay from ${req.origin.nodeId}: ${err}`);
+        throw new NodeHttpError(502, 'RelayError', `relay from ${req.origin.nodeId}: ${err}`);
       }
     }
     const answer = await this.engine.addListener(stationId, req.offer);
@@ -366,86 +432,50 @@ export class SfuNode {
     return ok;
   }
 
-  async closeStation(req: StationRequest): Promise<void> {
-    this.cancelRelayTeardown(req.stationId);
-    await this.dropRelay(req.stationId);
-    this.audience.delete(req.stationId);
-    for (const [s, st] of this.servedLegs) if (st === req.stationId) this.servedLegs.delete(s);
-    await this.engine.closeStation(req.stationId);
-    this.publishers.delete(req.stationId);
-    this.scheduleCount(req.stationId);
-  }
-
-  // ---------------------------------------------------------------- HTTP
-
-  private authorized(req: IncomingMessage): boolean {
-    const got = Buffer.from(String(req.headers[SFU_SECRET_HEADER] ?? ''));
-    const want = Buffer.from(this.cfg.secret);
-    return got.length === want.length && timingSafeEqual(got, want);
-  }
-
-  private async body<T>(req: IncomingMessage): Promise<T> {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_BODY) throw new HttpError(413, 'Error', 'body too large');
-      chunks.push(chunk as Buffer);
-    }
-    try {
-      const v = JSON.parse(Buffer.concat(chunks).toString('utf8')) as T;
-      if (!v || typeof v !== 'object') throw new Error();
-      return v;
-    } catch {
-      throw new HttpError(400, 'Error', 'body must be a JSON object');
-    }
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const send = (status: number, value: unknown) => {
-      res.writeHead(status, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify(value));
-    };
-    try {
-      if (req.url === '/health' && req.method === 'GET') return send(200, { status: 'ok' });
-      if (!this.authorized(req)) throw new HttpError(401, 'Unauthorized', 'bad or missing secret');
-      const route = `${req.method} ${req.url}`;
-      switch (route) {
-        case 'GET /v1/info':
-          return send(200, this.info());
-        case 'POST /v1/publish':
-          return send(200, await this.publish(await this.body<PublishRequest>(req)));
-        case 'POST /v1/unpublish':
-          return send(200, { ok: await this.unpublish(await this.body<SessionRequest>(req)) });
-        case 'POST /v1/listeners':
-          return send(200, await this.addListener(await this.body<AddListenerRequest>(req)));
-        case 'POST /v1/listeners/remove':
-          return send(200, { ok: await this.removeListener(await this.body<SessionRequest>(req)) });
-        case 'POST /v1/restart-ice': {
-          const b = await this.body<RestartIceRequest>(req);
-          const answerSdp = this.engine.restartIce
-            ? await this.engine.restartIce(b.stationId, b.sessionId, b.offer)
-            : null;
-          return send(200, { answerSdp });
-        }
-        case 'POST /v1/close-station':
-          await this.closeStation(await this.body<StationRequest>(req));
-          return send(200, { ok: true });
-        default:
-          throw new HttpError(404, 'NotFound', `no route ${route}`);
-      }
-    } catch (err) {
-      if (err instanceof HttpError)
-        return send(err.status, { error: err.tag, message: err.message });
-      if (err instanceof SdpError) return send(400, { error: 'SdpError', message: err.message });
-      if (err instanceof CapacityError)
-        return send(503, { error: 'CapacityError', message: err.message });
-      console.error('[sfu-node] request failed', err);
-      return send(500, { error: 'Error', message: (err as Error)?.message ?? String(err) });
-    }
+  async closeStation(stationId: string): Promise<void> {
+    this.cancelRelayTeardown(stationId);
+    await this.dropRelay(stationId);
+    this.audience.delete(stationId);
+    for (const [s, st] of this.servedLegs) if (st === stationId) this.servedLegs.delete(s);
+    await this.engine.closeStation(stationId);
+    this.publishers.delete(stationId);
+    this.scheduleCount(stationId);
   }
 
   // ---------------------------------------------------------------- shutdown
+
+  /**
+   * Leaves the cluster without cutting anyone off for long: the node says it is draining (placement
+   * skips it at once, new sessions are refused with 503), ends every audience listener's session so
+   * their clients rejoin on other nodes, and keeps serving its publishers (and the relay legs edges
+   * pull from them) until they leave or `timeoutMs` has passed. Resolves when nothing is left.
+   */
+  async drain(timeoutMs: number): Promise<void> {
+    if (this.closed || this.draining) return;
+    this.draining = true;
+    await this.register().catch((err: Error) => console.warn(`[sfu-node] drain: ${err.message}`));
+    await this.emit({ type: 'node-draining' });
+    const sessions = [...this.audience].flatMap(([stationId, set]) =>
+      [...set].map((sessionId) => ({ stationId, sessionId })),
+    );
+    await Promise.all(
+      sessions.map(async (s) => {
+        await this.engine.removeListener(s.stationId, s.sessionId).catch(() => false);
+        if (this.dropAudience(s.stationId, s.sessionId))
+          await this.emit({ type: 'listener-gone', ...s, reason: 'node-draining' });
+      }),
+    );
+    await this.register().catch(() => undefined);
+    console.log(
+      `[sfu-node] draining: ${sessions.length} listener(s) sent elsewhere, ${this.publishers.size} publisher(s) kept`,
+    );
+    const until = Date.now() + timeoutMs;
+    while (this.publishers.size > 0 && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    if (this.publishers.size > 0)
+      console.warn(`[sfu-node] drain timeout: closing ${this.publishers.size} publisher(s)`);
+  }
 
   async close(): Promise<void> {
     if (this.closed) return;

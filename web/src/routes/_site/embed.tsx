@@ -1,5 +1,7 @@
 import { DEMO_SLUG, DEMO_USERNAME } from '@radiobroadcaster/contracts';
+import '@radiobroadcaster/player/register';
 import { Link, createFileRoute } from '@tanstack/react-router';
+import { useState } from 'react';
 import { playerSize, tutorials } from 'virtual:rb-content-facts';
 import { EmbedSnippet } from '../../components/EmbedSnippet';
 import { SupportEmail } from '../../components/SupportEmail';
@@ -28,6 +30,78 @@ const RESPONSIVE_CSS = `radio-player {
   radio-player { height: 650px; }
 }`;
 
+const DEMO_REF = `${DEMO_USERNAME}/${DEMO_SLUG}`;
+const STATION_REF = /^[a-z0-9_-]+\/[a-z0-9-]+$/i;
+
+/**
+ * The two lines, and the player they make, side by side: type a station address and both follow
+ * (the demo plays until then).
+ */
+function EmbedPlayground() {
+  const [station, setStation] = useState('');
+  const [theme, setTheme] = useState<'dark' | 'light'>('dark');
+  const ref = station.trim();
+  const valid = ref === '' || STATION_REF.test(ref);
+  return (
+    <section className="playground" aria-labelledby="playground-title">
+      <h2 id="playground-title" className="sr-only">
+        Embed code and live preview
+      </h2>
+      <div className="playground-fields">
+        <div className="field">
+          <label htmlFor="playground-station">Your station (username/station-slug)</label>
+          <input
+            id="playground-station"
+            className="input"
+            value={station}
+            onChange={(e) => setStation(e.target.value)}
+            placeholder={DEMO_REF}
+            spellCheck={false}
+            autoCapitalize="off"
+            autoComplete="off"
+            aria-invalid={!valid}
+            aria-describedby={valid ? undefined : 'playground-station-error'}
+            data-testid="playground-station"
+          />
+          {!valid && (
+            <p className="field-error" id="playground-station-error">
+              Use the form username/station-slug, as in {DEMO_REF}.
+            </p>
+          )}
+        </div>
+        <fieldset className="field playground-theme">
+          <legend>Theme</legend>
+          {(['dark', 'light'] as const).map((t) => (
+            <label key={t}>
+              <input
+                type="radio"
+                name="playground-theme"
+                value={t}
+                checked={theme === t}
+                onChange={() => setTheme(t)}
+              />{' '}
+              {t}
+            </label>
+          ))}
+        </fieldset>
+      </div>
+      <EmbedSnippet station={ref && valid ? ref : undefined} theme={theme} />
+      <figure className="playground-preview">
+        <radio-player
+          station={ref && valid ? ref : DEMO_REF}
+          theme={theme}
+          api-base={location.origin}
+          data-testid="playground-player"
+        />
+        <figcaption className="muted small">
+          Live preview{ref && valid ? '' : ' with the demo station'}: this is what the two lines
+          show on your page.
+        </figcaption>
+      </figure>
+    </section>
+  );
+}
+
 function EmbedInfoPage() {
   const origin = siteOrigin();
   return (
@@ -38,7 +112,7 @@ function EmbedInfoPage() {
         Two lines of HTML: load the player script, then add the player element. Works on WordPress,
         Wix, Squarespace, Webflow and static HTML.
       </p>
-      <EmbedSnippet />
+      <EmbedPlayground />
       <p>
         Replace <code>username/station-slug</code> with your station's address: for{' '}
         <code>{origin}/alex/night-shift</code> it is <code>alex/night-shift</code>.
@@ -95,7 +169,7 @@ function EmbedInfoPage() {
         style={{ maxWidth: '100%', height: 'auto' }}
       />
       <p>A responsive height, centred:</p>
-      <pre>
+      <pre tabIndex={0}>
         <code>{RESPONSIVE_CSS}</code>
       </pre>
 
@@ -131,6 +205,17 @@ function EmbedInfoPage() {
         By default any website may play your station. List sites in{' '}
         <Link to="/settings/domains">allowed domains</Link> (<code>example.com</code> or{' '}
         <code>*.example.com</code>) and only those can.
+      </p>
+
+      <h2>Listen in VLC, radio apps and smart speakers</h2>
+      <p>
+        Every live station is also a plain HTTP stream (Ogg/Opus) at{' '}
+        <code data-testid="stream-url-pattern">
+          {siteOrigin()}/listen/username/station-slug.ogg
+        </code>
+        , with <code>.m3u</code> and <code>.pls</code> playlists beside it: paste it into VLC, a
+        radio app, a smart speaker or a car dashboard. Web pages may only play it from your allowed
+        domains; the owner can turn the public stream URL off in the studio.
       </p>
 
       <h2>Step-by-step guides</h2>

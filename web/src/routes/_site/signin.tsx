@@ -1,11 +1,11 @@
-import { LIMITS } from '@radiobroadcaster/contracts';
+import { LIMITS, SignInRequest, SignUpRequest } from '@radiobroadcaster/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, createFileRoute, useNavigate, useRouter } from '@tanstack/react-router';
-import { useId, useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { toast } from 'sonner';
 import { z } from 'zod';
 import { api } from '../../lib/api';
-import { errorMessage } from '../../lib/api-error';
+import { Field, Form, FormError, SubmitButton } from '../../components/form';
 import { safeRedirect } from '../../lib/auth';
 import { pageMeta, withSuffix } from '../../lib/seo';
 import { sessionQueryKey, sessionQueryOptions } from '../../queries/session.queries';
@@ -38,10 +38,16 @@ function SignInPage() {
   const target = safeRedirect(redirect) ?? '/studio';
 
   const afterAuth = async () => {
-    // Spec §4: sign-in changes invalidate the session.
+    // Signing in or up changes who is signed in: everything cached about the session is stale.
     await queryClient.invalidateQueries({ queryKey: sessionQueryKey });
     await router.invalidate();
     await navigate({ href: target });
+  };
+  // A new account first hears that a confirmation mail is on its way, then goes on.
+  const afterSignUp = async () => {
+    await queryClient.invalidateQueries({ queryKey: sessionQueryKey });
+    await router.invalidate();
+    await navigate({ to: '/verify-email', search: { sent: true, next: target } });
   };
 
   const signOut = useMutation({
@@ -118,7 +124,7 @@ function SignInPage() {
           {mode === 'signin' ? (
             <SignInForm onDone={afterAuth} />
           ) : (
-            <SignUpForm onDone={afterAuth} />
+            <SignUpForm onDone={afterSignUp} />
           )}
         </div>
       </div>
@@ -126,123 +132,80 @@ function SignInPage() {
   );
 }
 
-function Field(props: {
-  label: string;
-  name: string;
-  type?: string;
-  autoComplete?: string;
-  hint?: string;
-  minLength?: number;
-  maxLength?: number;
-  pattern?: string;
-}) {
-  const id = useId();
-  const hintId = `${id}-hint`;
-  return (
-    <div className="field">
-      <label htmlFor={id}>{props.label}</label>
-      <input
-        id={id}
-        className="input"
-        name={props.name}
-        type={props.type ?? 'text'}
-        autoComplete={props.autoComplete}
-        required
-        minLength={props.minLength}
-        maxLength={props.maxLength}
-        pattern={props.pattern}
-        aria-describedby={props.hint ? hintId : undefined}
-        data-testid={`field-${props.name}`}
-      />
-      {props.hint ? (
-        <span id={hintId} className="hint">
-          {props.hint}
-        </span>
-      ) : null}
-    </div>
-  );
-}
-
-function formValues(e: FormEvent<HTMLFormElement>): Record<string, string> {
-  e.preventDefault();
-  const data = new FormData(e.currentTarget);
-  return Object.fromEntries([...data.entries()].map(([k, v]) => [k, String(v)]));
-}
-
 function SignInForm({ onDone }: { onDone: () => Promise<void> }) {
   const signIn = useMutation({
-    mutationFn: (v: Record<string, string>) =>
-      api.auth.signIn({ email: v.email ?? '', password: v.password ?? '' }),
+    mutationFn: (req: SignInRequest) => api.auth.signIn(req),
     meta: { errorToast: false },
     onSuccess: onDone,
   });
   return (
-    <form onSubmit={(e) => signIn.mutate(formValues(e))} noValidate={false}>
-      <Field label="Email" name="email" type="email" autoComplete="email" />
-      <Field label="Password" name="password" type="password" autoComplete="current-password" />
-      {signIn.isError ? (
-        <p className="form-error" role="alert" data-testid="auth-error">
-          {errorMessage(signIn.error)}
-        </p>
-      ) : null}
-      <button
-        type="submit"
-        className="btn btn-primary"
-        disabled={signIn.isPending}
-        data-testid="signin-submit"
-      >
-        {signIn.isPending ? 'Signing in…' : 'Sign in'}
-      </button>
-    </form>
+    <Form
+      schema={SignInRequest}
+      onSubmit={(req) => signIn.mutate(req)}
+      error={signIn.error}
+      pending={signIn.isPending}
+      aria-label="Sign in"
+    >
+      <Field label="Email" name="email" type="email" autoComplete="email" required />
+      <Field
+        label="Password"
+        name="password"
+        type="password"
+        autoComplete="current-password"
+        required
+      />
+      <FormError />
+      <SubmitButton pendingLabel="Signing in…" data-testid="signin-submit">
+        Sign in
+      </SubmitButton>
+      <p className="muted small form-aside">
+        <Link to="/forgot-password" data-testid="forgot-password-link">
+          Forgot your password?
+        </Link>
+      </p>
+    </Form>
   );
 }
 
 function SignUpForm({ onDone }: { onDone: () => Promise<void> }) {
   const signUp = useMutation({
-    mutationFn: (v: Record<string, string>) =>
-      api.auth.signUp({
-        name: v.name ?? '',
-        username: (v.username ?? '').trim().toLowerCase(),
-        email: v.email ?? '',
-        password: v.password ?? '',
-      }),
+    mutationFn: (req: SignUpRequest) => api.auth.signUp(req),
     meta: { errorToast: false },
     onSuccess: onDone,
   });
   return (
-    <form onSubmit={(e) => signUp.mutate(formValues(e))}>
-      <Field label="Name" name="name" autoComplete="name" maxLength={LIMITS.nameMax} />
+    <Form
+      schema={SignUpRequest}
+      onSubmit={(req) => signUp.mutate(req)}
+      error={signUp.error}
+      pending={signUp.isPending}
+      aria-label="Create your account"
+    >
+      <Field label="Name" name="name" autoComplete="name" maxLength={LIMITS.nameMax} required />
       <Field
         label="Username"
         name="username"
         autoComplete="username"
-        minLength={LIMITS.usernameMin}
+        autoCapitalize="none"
+        spellCheck={false}
         maxLength={LIMITS.usernameMax}
         hint="Your public address: lowercase letters, digits, - and _."
+        required
       />
-      <Field label="Email" name="email" type="email" autoComplete="email" />
+      <Field label="Email" name="email" type="email" autoComplete="email" required />
       <Field
         label="Password"
         name="password"
         type="password"
         autoComplete="new-password"
-        minLength={LIMITS.passwordMin}
         maxLength={LIMITS.passwordMax}
         hint={`At least ${LIMITS.passwordMin} characters.`}
+        required
       />
-      {signUp.isError ? (
-        <p className="form-error" role="alert" data-testid="auth-error">
-          {errorMessage(signUp.error)}
-        </p>
-      ) : null}
-      <button
-        type="submit"
-        className="btn btn-primary"
-        disabled={signUp.isPending}
-        data-testid="signup-submit"
-      >
-        {signUp.isPending ? 'Creating account…' : 'Create account'}
-      </button>
-    </form>
+      <FormError />
+      <SubmitButton pendingLabel="Creating account…" data-testid="signup-submit">
+        Create account
+      </SubmitButton>
+    </Form>
   );
 }

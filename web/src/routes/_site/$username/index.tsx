@@ -6,6 +6,7 @@ import {
 } from '@radiobroadcaster/contracts';
 import { createFileRoute } from '@tanstack/react-router';
 import { NotFound } from '../../../components/NotFound';
+import { Avatar } from '../../../components/StationArt';
 import { StationCard } from '../../../components/StationCard';
 import { errorMessage, errorTag, isApiStatus } from '../../../lib/api-error';
 import { EXTERNAL_REDIRECT_PATHS, leaveForServerRedirect } from '../../../lib/external-redirects';
@@ -36,7 +37,7 @@ export const Route = createFileRoute('/_site/$username/')({
   },
   loader: async ({ context: { queryClient }, params }): Promise<ProfileLoaderData> => {
     const { username } = params;
-    // Spec §2: reserved and file-like names are never users; no call is made.
+    // Reserved and file-like names are never users: no call is made for them.
     if (isReservedUsername(username) || EXTERNAL_REDIRECT_PATHS.includes(username.toLowerCase())) {
       return { user: null, stations: [], error: USER_NOT_FOUND };
     }
@@ -91,13 +92,16 @@ function ProfilePage() {
   const liveCount = stations.filter((s) => s.isActive && s.status === 'live').length;
   return (
     <div className="container page" data-testid="profile">
-      <header className="page-header">
-        <p className="eyebrow">Broadcaster</p>
-        <h1 data-testid="profile-name">{user.name}</h1>
-        <p className="muted" data-testid="profile-username">
-          @{user.username} · {stations.length} {stations.length === 1 ? 'station' : 'stations'}
-          {liveCount > 0 ? ` · ${liveCount} live now` : ''}
-        </p>
+      <header className="page-header profile-header">
+        <Avatar user={user} size={72} />
+        <div>
+          <p className="eyebrow">Broadcaster</p>
+          <h1 data-testid="profile-name">{user.name}</h1>
+          <p className="muted" data-testid="profile-username">
+            @{user.username} · {stations.length} {stations.length === 1 ? 'station' : 'stations'}
+            {liveCount > 0 ? ` · ${liveCount} live now` : ''}
+          </p>
+        </div>
       </header>
       {stations.length === 0 ? (
         <p className="card muted" data-testid="profile-empty">

@@ -1,16 +1,17 @@
 import { useMutation, useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
 import { Link, createFileRoute } from '@tanstack/react-router';
-import { useId, useRef, useState, type FormEvent } from 'react';
+import { AddDomainRequest } from '@radiobroadcaster/contracts';
+import { useRef } from 'react';
 import { toast } from 'sonner';
 import { AuthRequiredOrError } from '../../../components/AuthRequired';
 import { api } from '../../../lib/api';
-import { errorMessage } from '../../../lib/api-error';
+import { Field, Form, FormError, SubmitButton } from '../../../components/form';
 import { requireSession } from '../../../lib/auth';
 import { pageMeta, withSuffix } from '../../../lib/seo';
 import { domainsQueryKey, domainsQueryOptions } from '../../../queries/domains.queries';
 
 export const Route = createFileRoute('/_site/settings/domains')({
-  // Spec §2: requires a session, otherwise 'Authentication required'.
+  // Signed-out visitors see 'Authentication required' with a way to sign in.
   beforeLoad: async ({ context: { queryClient } }) => ({
     session: await requireSession(queryClient),
   }),
@@ -28,17 +29,15 @@ export const Route = createFileRoute('/_site/settings/domains')({
 function DomainsPage() {
   const { data: domains } = useSuspenseQuery(domainsQueryOptions());
   const queryClient = useQueryClient();
-  const inputId = useId();
-  const hintId = useId();
   const inputRef = useRef<HTMLInputElement>(null);
-  const [value, setValue] = useState('');
 
   const add = useMutation({
-    mutationFn: (domain: string) => api.domains.add(domain),
-    // The server's validation message is shown next to the field instead.
+    mutationFn: ({ domain }: AddDomainRequest & { form: HTMLFormElement }) =>
+      api.domains.add(domain),
+    // The server's reason is shown next to the field instead.
     meta: { errorToast: false },
-    onSuccess: async (added) => {
-      setValue('');
+    onSuccess: async (added, { form }) => {
+      form.reset();
       toast.success('Domain added', { description: added.domain });
       await queryClient.invalidateQueries({ queryKey: domainsQueryKey });
       inputRef.current?.focus();
@@ -55,12 +54,6 @@ function DomainsPage() {
     },
   });
 
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const domain = value.trim();
-    if (domain) add.mutate(domain);
-  };
-
   return (
     <div className="container narrow page" data-testid="domains-page">
       <header className="page-header">
@@ -71,48 +64,29 @@ function DomainsPage() {
         </p>
       </header>
 
-      <form className="card inline-form" onSubmit={submit} aria-label="Add a domain">
-        <div className="field">
-          <label htmlFor={inputId}>Domain</label>
-          <input
-            ref={inputRef}
-            id={inputId}
-            className="input"
-            name="domain"
-            placeholder="example.com"
-            autoComplete="off"
-            autoCapitalize="none"
-            spellCheck={false}
-            value={value}
-            onChange={(e) => {
-              setValue(e.target.value);
-              if (add.isError) add.reset();
-            }}
-            aria-invalid={add.isError || undefined}
-            aria-describedby={hintId}
-            data-testid="domain-input"
-            required
-          />
-          <span
-            id={hintId}
-            className={add.isError ? 'form-error' : 'hint'}
-            role={add.isError ? 'alert' : undefined}
-            data-testid={add.isError ? 'domain-error' : undefined}
-          >
-            {add.isError
-              ? errorMessage(add.error)
-              : 'A host name such as example.com, without https:// or a path.'}
-          </span>
-        </div>
-        <button
-          type="submit"
-          className="btn btn-primary"
-          disabled={add.isPending}
-          data-testid="domain-add"
-        >
-          {add.isPending ? 'Adding…' : 'Add domain'}
-        </button>
-      </form>
+      <Form
+        className="card inline-form"
+        schema={AddDomainRequest}
+        onSubmit={(req, form) => add.mutate({ ...req, form })}
+        error={add.error}
+        pending={add.isPending}
+        aria-label="Add a domain"
+      >
+        <Field
+          ref={inputRef}
+          label="Domain"
+          name="domain"
+          placeholder="example.com"
+          autoCapitalize="none"
+          spellCheck={false}
+          required
+          hint="A host name such as example.com, without https:// or a path."
+        />
+        <SubmitButton pendingLabel="Adding…" data-testid="domain-add">
+          Add domain
+        </SubmitButton>
+        <FormError />
+      </Form>
 
       <h2 className="section-title" id="domain-list-title" style={{ marginTop: '2rem' }}>
         Your domains <span className="muted small">({domains.length})</span>

@@ -1,54 +1,23 @@
 import { PRODUCT_NAME, type Station } from '@radiobroadcaster/contracts';
 import { Link, createFileRoute } from '@tanstack/react-router';
 import { useEffect } from 'react';
+import '@radiobroadcaster/player/register';
 import { z } from 'zod';
-import { Logo } from '../../../components/Logo';
-import { useLiveStation } from '../../../components/LiveStation';
-import {
-  NowPlayingView,
-  PlayerControls,
-  StatusBadge,
-  listenerLabel,
-} from '../../../components/StationView';
-import { errorMessage } from '../../../lib/api-error';
-import { pageMeta, stationDescription, stationTitle, withSuffix } from '../../../lib/seo';
-import {
-  STATION_LOADER_STALE_MS,
-  seedStation,
-  stationQueries,
-} from '../../../queries/station.queries';
+import { stationRoute } from '../../../lib/station-route';
+import { stationQueries } from '../../../queries/station.queries';
 
-/** Spec §2/§5: theme is light or dark; anything else (or nothing) becomes dark. */
+/** Theme is light or dark; anything else (or nothing) becomes dark, the documented default. */
 const EmbedSearch = z.object({ theme: z.enum(['light', 'dark']).catch('dark') });
 export type EmbedTheme = z.infer<typeof EmbedSearch>['theme'];
 
 export const Route = createFileRoute('/embed/$username/$stationSlug')({
   validateSearch: (search: Record<string, unknown>): { theme?: EmbedTheme } =>
     EmbedSearch.parse(search),
-  staleTime: STATION_LOADER_STALE_MS,
-  loader: async ({
-    context: { queryClient },
-    params,
-  }): Promise<{ station: Station | null; error: string | null }> => {
-    try {
-      const station = await queryClient.ensureQueryData(
-        stationQueries.bySlug(params.username, params.stationSlug),
-      );
-      seedStation(queryClient, station);
-      return { station, error: null };
-    } catch (err) {
-      return { station: null, error: errorMessage(err) || 'Unknown error' };
-    }
-  },
-  head: ({ loaderData }) => ({
-    meta: loaderData?.station
-      ? pageMeta({
-          title: stationTitle(loaderData.station),
-          description: stationDescription(loaderData.station),
-          type: 'music.radio_station',
-        })
-      : pageMeta({ title: withSuffix('Station not found') }),
-  }),
+  ...stationRoute(
+    (p: { username: string; stationSlug: string }) =>
+      stationQueries.bySlug(p.username, p.stationSlug),
+    { breadcrumb: false },
+  ),
   component: EmbedPlayerPage,
 });
 
@@ -64,14 +33,38 @@ function useThemeClass(theme: EmbedTheme) {
   }, [theme]);
 }
 
+/**
+ * The site the server refused to let play this station (it framed the page without being on the
+ * owner's allowed domains), from the page the server sent; null when playing is fine.
+ */
+function refusedSite(): string | null {
+  return document.querySelector('meta[name="rb-embed-refused"]')?.getAttribute('content') ?? null;
+}
+
 function EmbedPlayerPage() {
   const { station, error } = Route.useLoaderData();
   const { theme = 'dark' } = Route.useSearch();
   useThemeClass(theme);
+  const refused = refusedSite();
+  // The demo too: the server publishes it as a real station.
+  const full = station !== null && refused === null;
   return (
-    <main className="embed" data-theme={theme} data-testid="embed" id="main">
-      {station ? (
-        <EmbedCard initial={station} />
+    <main
+      className={full ? 'embed embed-full' : 'embed'}
+      data-theme={theme}
+      data-testid="embed"
+      id="main"
+    >
+      {station && refused !== null ? (
+        <EmbedRefused station={station} site={refused} />
+      ) : full ? (
+        // The very player the two-line embed puts on a page, filling the frame.
+        <radio-player
+          station={`${station.broadcaster.username}/${station.slug}`}
+          theme={theme}
+          api-base={location.origin}
+          data-testid="embed-player"
+        />
       ) : (
         <div className="embed-card embed-error" role="alert" data-testid="embed-error">
           <h1 className="embed-error-title">Station unavailable</h1>
@@ -82,40 +75,27 @@ function EmbedPlayerPage() {
   );
 }
 
-function EmbedCard({ initial }: { initial: Station }) {
-  const station = useLiveStation(initial);
-  const { username } = { username: station.broadcaster.username };
+/** What a site the owner did not list shows instead of the browser's "refused to connect". */
+function EmbedRefused({ station, site }: { station: Station; site: string }) {
+  const username = station.broadcaster.username;
   return (
-    <article className="embed-card" data-testid="station" data-station-id={station.id}>
-      <div className="station-top">
-        <StatusBadge station={station} />
-        <span
-          className="listeners small"
-          data-testid="station-listeners"
-          data-count={station.viewerCount}
-        >
-          {listenerLabel(station.viewerCount)}
-        </span>
-      </div>
-      <h1 className="embed-name" data-testid="station-name">
-        {station.name}
-      </h1>
-      <p className="muted small">@{username}</p>
-      <NowPlayingView station={station} />
-      <PlayerControls station={station} />
-      <footer className="embed-footer">
+    <div className="embed-card embed-error" role="alert" data-testid="embed-refused">
+      <h1 className="embed-error-title">This station can't be played on this site.</h1>
+      <p className="muted small">
+        The owner of {station.name} lets the player run only on the websites they list, and {site}{' '}
+        is not one of them.
+      </p>
+      <p className="small">
         <Link
           to="/$username/$stationSlug"
           params={{ username, stationSlug: station.slug }}
           target="_blank"
           rel="noopener"
-          className="embed-brand"
         >
-          <Logo size={18} />
-          <span>Listen on {PRODUCT_NAME}</span>
+          Listen on {PRODUCT_NAME}
           <span className="sr-only"> (opens in a new tab)</span>
         </Link>
-      </footer>
-    </article>
+      </p>
+    </div>
   );
 }

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { MediaModule } from '../media/media.module.js';
+import { StreamKeysModule } from '../radio/stream-keys.module.js';
+import { StationsModule } from '../stations/stations.module.js';
+import { DemoStationService } from './demo-station.service.js';
+
+/** The demo station the server publishes itself (`DEMO_STATION`, on by default). */
+@Module({
+  imports: [MediaModule, StreamKeysModule, StationsModule],
+  providers: [DemoStationService],
+})
+export class DemoModule {}

@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { DomainsModule } from '../domains/domains.module.js';
+import { MediaModule } from '../media/media.module.js';
+import { StationsModule } from '../stations/stations.module.js';
+import { StatsModule } from '../stats/stats.module.js';
+import { HttpListen } from './http-listen.service.js';
+import { IcecastIngest } from './icecast-ingest.service.js';
+import { StreamKeysModule } from './stream-keys.module.js';
+
+/**
+ * Radio compatibility on the API's own port: Icecast-protocol sources (`SOURCE`/`PUT /ingest/…`,
+ * `/admin/metadata`) and HTTP listening (`/listen/…`). Both sit in front of Express (see bootstrap).
+ */
+@Module({
+  imports: [StationsModule, StreamKeysModule, MediaModule, DomainsModule, StatsModule],
+  providers: [IcecastIngest, HttpListen],
+  exports: [IcecastIngest, HttpListen],
+})
+export class RadioModule {}

@@ -1,0 +1,110 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../config/config.js';
+import { EventBus } from '../events/event-bus.js';
+import { RadioSettingsEntity } from './radio-settings.entity.js';
+
+/** Recognisable prefix, so secret scanners and people can tell a stream key when they see one. */
+export const STREAM_KEY_PREFIX = 'rbsk_';
+
+export function hashStreamKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/**
+ * Persistent stream keys for software configured once (OBS, BUTT, Mixxx, ffmpeg, encoders).
+ * The database holds only the key's hash and a random nonce: the key is HMAC(server secret,
+ * station, nonce), so its owner can be shown it again while a stolen database reveals nothing.
+ */
+@Injectable()
+export class StreamKeysService {
+  constructor(
+    @InjectRepository(RadioSettingsEntity) private readonly repo: Repository<RadioSettingsEntity>,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(EventBus) private readonly bus: EventBus,
+  ) {}
+
+  private derive(stationId: string, nonce: string): string {
+    const mac = createHmac('sha256', this.config.authSecret)
+      .update(`stream-key\0${stationId}\0${nonce}`)
+      .digest('base64url');
+    return `${STREAM_KEY_PREFIX}${mac}`;
+  }
+
+  /** The station's settings, created with a first key the first time they are asked for. */
+  async settings(stationId: string): Promise<RadioSettingsEntity> {
+    const existing = await this.repo.findOne({ where: { stationId } });
+    if (existing) return existing;
+    const nonce = randomBytes(16).toString('hex');
+    await this.repo
+      .createQueryBuilder()
+      .insert()
+      .values({
+        stationId,
+        streamKeyNonce: nonce,
+        streamKeyHash: hashStreamKey(this.derive(stationId, nonce)),
+        streamKeyRotatedAt: new Date(),
+      })
+      .orIgnore()
+      .execute();
+    return this.repo.findOneOrFail({ where: { stationId } });
+  }
+
+  /** The current key, or null when it cannot be re-derived (the server secret changed). */
+  reveal(settings: RadioSettingsEntity): string | null {
+    const key = this.derive(settings.stationId, settings.streamKeyNonce);
+    return hashStreamKey(key) === settings.streamKeyHash ? key : null;
+  }
+
+  /** A new key; sources still using the old one are cut off (`station.streamKeyRotated`). */
+  async rotate(stationId: string): Promise<string> {
+    await this.settings(stationId);
+    const nonce = randomBytes(16).toString('hex');
+    const key = this.derive(stationId, nonce);
+    await this.repo.update(
+      { stationId },
+      { streamKeyNonce: nonce, streamKeyHash: hashStreamKey(key), streamKeyRotatedAt: new Date() },
+    );
+    await this.bus.publish('station.streamKeyRotated', { stationId });
+    return key;
+  }
+
+  /** The hash of `presented` when it is the station's current key, otherwise null. */
+  async verify(stationId: string, presented: string): Promise<string | null> {
+    if (!presented.startsWith(STREAM_KEY_PREFIX) || presented.length > 200) return null;
+    const row = await this.repo.findOne({
+      where: { stationId },
+      select: { stationId: true, streamKeyHash: true },
+    });
+    if (!row) return null;
+    const hash = hashStreamKey(presented);
+    const ok = timingSafeEqual(Buffer.from(hash, 'hex'), Buffer.from(row.streamKeyHash, 'hex'));
+    return ok ? hash : null;
+  }
+
+  /** Whether `keyHash` is still the station's key (a source checks this after a rotation). */
+  async isCurrent(stationId: string, keyHash: string): Promise<boolean> {
+    const row = await this.repo.findOne({
+      where: { stationId },
+      select: { stationId: true, streamKeyHash: true },
+    });
+    return row?.streamKeyHash === keyHash;
+  }
+
+  async setPublicStreamUrl(stationId: string, value: boolean): Promise<RadioSettingsEntity> {
+    await this.settings(stationId);
+    await this.repo.update({ stationId }, { publicStreamUrl: value });
+    return this.repo.findOneOrFail({ where: { stationId } });
+  }
+
+  /** Whether requests from no web page may play the station's HTTP stream (default yes). */
+  async publicStreamUrl(stationId: string): Promise<boolean> {
+    const row = await this.repo.findOne({
+      where: { stationId },
+      select: { stationId: true, publicStreamUrl: true },
+    });
+    return row?.publicStreamUrl ?? true;
+  }
+}

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { MediaModule } from '../media/media.module.js';
+import { StationsModule } from '../stations/stations.module.js';
+import { StationRelayEntity } from './relay.entity.js';
+import { RelaysController } from './relays.controller.js';
+import { RELAY_PUSHER_OPTIONS, RelaysService } from './relays.service.js';
+
+/** Outbound relays to Icecast, AzuraCast and Shoutcast 2 servers. */
+@Module({
+  imports: [TypeOrmModule.forFeature([StationRelayEntity]), StationsModule, MediaModule],
+  controllers: [RelaysController],
+  providers: [RelaysService, { provide: RELAY_PUSHER_OPTIONS, useValue: {} }],
+  exports: [RelaysService],
+})
+export class RelaysModule {}

@@ -1,0 +1,258 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnModuleDestroy,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import {
+  type CreateRelayRequest,
+  CreateRelayRequest as CreateRelaySchema,
+  type Relay,
+  RELAY_LIMITS,
+  type RelayFormat,
+  type RelayKind,
+  type UpdateRelayRequest,
+} from '@radiobroadcaster/contracts';
+import type { MediaEngine } from '@radiobroadcaster/sfu';
+import type { Repository } from 'typeorm';
+import { AppError } from '../common/app-error.js';
+import { APP_CONFIG, type AppConfig } from '../config/config.js';
+import { EventBus } from '../events/event-bus.js';
+import { MEDIA_ENGINE } from '../media/media.providers.js';
+import { StationsService } from '../stations/stations.service.js';
+import { StationRelayEntity } from './relay.entity.js';
+import { RelayPusher, type RelayPusherOptions, type RelayStatus } from './relay-pusher.js';
+import { RelaySecrets } from './relay-secrets.js';
+
+/** Options of the pushers (tests shorten the backoff). */
+export const RELAY_PUSHER_OPTIONS = Symbol('RELAY_PUSHER_OPTIONS');
+
+/** Shoutcast 2 takes MP3 (or AAC), never Ogg; Icecast and AzuraCast take the station untouched. */
+function defaultFormat(kind: RelayKind): RelayFormat {
+  return kind === 'shoutcast' ? 'mp3' : 'ogg';
+}
+
+const normaliseMount = (kind: RelayKind, mount: string) =>
+  kind === 'shoutcast' && mount === '' ? '/1' : mount.startsWith('/') ? mount : `/${mount}`;
+
+/**
+ * Outbound relays: owners keep a list per station (passwords encrypted at rest, never returned), and
+ * while a station is live on this node each enabled relay is pushed by a {@link RelayPusher} fed
+ * from the media engine's packet tap, whatever the station's source (studio, WHIP, Icecast).
+ */
+@Injectable()
+export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Relays');
+  private readonly secrets: RelaySecrets;
+  /** Stations live on this node (their publisher is here) → their running pushers by relay id. */
+  private readonly live = new Map<string, Map<string, RelayPusher>>();
+  private readonly off: (() => void)[] = [];
+
+  constructor(
+    @InjectRepository(StationRelayEntity) private readonly repo: Repository<StationRelayEntity>,
+    @Inject(StationsService) private readonly stations: StationsService,
+    @Inject(MEDIA_ENGINE) private readonly engine: MediaEngine,
+    @Inject(EventBus) private readonly bus: EventBus,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(RELAY_PUSHER_OPTIONS) private readonly pusherOptions: RelayPusherOptions,
+  ) {
+    this.secrets = new RelaySecrets(config.authSecret);
+  }
+
+  onModuleInit(): void {
+    this.off.push(
+      this.bus.subscribe('station.live', ({ stationId }, { local }) => {
+        if (local) void this.startStation(stationId);
+      }),
+      this.bus.subscribe('station.offline', ({ stationId }) => this.stopStation(stationId)),
+      this.bus.subscribe('station.ended', ({ stationId }) => this.stopStation(stationId)),
+      this.bus.subscribe('station.deleted', ({ stationId }) => this.stopStation(stationId)),
+    );
+  }
+
+  onModuleDestroy(): void {
+    for (const off of this.off.splice(0)) off();
+  }
+
+  beforeApplicationShutdown(): void {
+    for (const id of [...this.live.keys()]) this.stopStation(id);
+  }
+
+  async list(userId: string, stationId: string): Promise<Relay[]> {
+    await this.stations.owned(stationId, userId);
+    const rows = await this.repo.find({ where: { stationId }, order: { createdAt: 'ASC' } });
+    return rows.map((r) => this.view(r));
+  }
+
+  async create(userId: string, input: CreateRelayRequest): Promise<Relay> {
+    const req = CreateRelaySchema.parse(input);
+    await this.stations.owned(req.stationId, userId);
+    const count = await this.repo.count({ where: { stationId: req.stationId } });
+    if (count >= RELAY_LIMITS.perStation) {
+      throw AppError.conflict(`A station can have at most ${RELAY_LIMITS.perStation} relays`);
+    }
+    const format = req.format ?? defaultFormat(req.kind);
+    checkFormat(req.kind, format);
+    checkMount(req.kind, req.mount);
+    const id = randomUUID();
+    const row = this.repo.create({
+      id,
+      stationId: req.stationId,
+      kind: req.kind,
+      url: req.url,
+      mount: normaliseMount(req.kind, req.mount),
+      username: req.username || 'source',
+      passwordEncrypted: this.secrets.encrypt(req.password, id),
+      format,
+      enabled: req.enabled,
+    });
+    await this.repo.insert(row);
+    const saved = await this.repo.findOneByOrFail({ id });
+    this.restart(saved);
+    return this.view(saved);
+  }
+
+  async update(userId: string, req: UpdateRelayRequest): Promise<Relay> {
+    const row = await this.owned(userId, req.relayId);
+    const next: Partial<StationRelayEntity> = {};
+    if (req.url !== undefined) next.url = req.url;
+    if (req.mount !== undefined) checkMount(row.kind, req.mount);
+    if (req.mount !== undefined) next.mount = normaliseMount(row.kind, req.mount);
+    if (req.username !== undefined) next.username = req.username || 'source';
+    if (req.password !== undefined) {
+      next.passwordEncrypted = this.secrets.encrypt(req.password, row.id);
+    }
+    if (req.format !== undefined) {
+      checkFormat(row.kind, req.format);
+      next.format = req.format;
+    }
+    if (req.enabled !== undefined) next.enabled = req.enabled;
+    if (Object.keys(next).length > 0) await this.repo.update({ id: row.id }, next);
+    const saved = await this.repo.findOneByOrFail({ id: row.id });
+    this.restart(saved);
+    return this.view(saved);
+  }
+
+  async remove(userId: string, relayId: string): Promise<void> {
+    const row = await this.owned(userId, relayId);
+    await this.repo.delete({ id: row.id });
+    this.stopRelay(row.stationId, row.id);
+  }
+
+  /** Running pushers on this node (metrics, tests). */
+  runningCount(): number {
+    let n = 0;
+    for (const m of this.live.values()) n += m.size;
+    return n;
+  }
+
+  private async owned(userId: string, relayId: string): Promise<StationRelayEntity> {
+    return this.stations.ownedItem(await this.repo.findOneBy({ id: relayId }), 'Relay', userId);
+  }
+
+  private view(r: StationRelayEntity): Relay {
+    const pusher = this.live.get(r.stationId)?.get(r.id);
+    const status: RelayStatus = pusher?.status() ?? {
+      state: r.enabled ? 'idle' : 'disabled',
+      lastError: null,
+      retryAt: null,
+      since: null,
+      bytesSent: 0,
+    };
+    return {
+      id: r.id,
+      stationId: r.stationId,
+      kind: r.kind,
+      url: r.url,
+      mount: r.mount,
+      username: r.username,
+      hasPassword: r.passwordEncrypted.length > 0,
+      format: r.format,
+      enabled: r.enabled,
+      createdAt: r.createdAt.toISOString(),
+      status,
+    };
+  }
+
+  private async startStation(stationId: string): Promise<void> {
+    if (!this.live.has(stationId)) this.live.set(stationId, new Map());
+    try {
+      const rows = await this.repo.find({ where: { stationId, enabled: true } });
+      for (const row of rows) await this.startRelay(row);
+    } catch (err) {
+      this.logger.warn(`relays of ${stationId} not started: ${(err as Error).message}`);
+    }
+  }
+
+  private stopStation(stationId: string): void {
+    const pushers = this.live.get(stationId);
+    this.live.delete(stationId);
+    for (const p of pushers?.values() ?? []) p.stop();
+  }
+
+  /** A changed relay of a live station starts over with its new settings. */
+  private restart(row: StationRelayEntity): void {
+    if (!this.live.has(row.stationId)) return;
+    this.stopRelay(row.stationId, row.id);
+    if (row.enabled) void this.startRelay(row);
+  }
+
+  private stopRelay(stationId: string, relayId: string): void {
+    const pushers = this.live.get(stationId);
+    pushers?.get(relayId)?.stop();
+    pushers?.delete(relayId);
+  }
+
+  private async startRelay(row: StationRelayEntity): Promise<void> {
+    const pushers = this.live.get(row.stationId);
+    if (!pushers || pushers.has(row.id)) return;
+    const station = await this.stations.entity(row.stationId);
+    if (this.live.get(row.stationId) !== pushers || pushers.has(row.id)) return;
+    const password = this.secrets.decrypt(row.passwordEncrypted, row.id);
+    const username = station.broadcaster?.username ?? '';
+    const pusher = new RelayPusher(
+      {
+        kind: row.kind,
+        url: row.url,
+        mount: row.mount,
+        username: row.username,
+        password: password ?? '',
+        format: row.format,
+        name: station.name,
+        description: station.description || 'Live radio streaming.',
+        pageUrl: `${this.config.publicUrl}/${username}/${station.slug}`,
+      },
+      (onPacket) => this.engine.tap(row.stationId, onPacket),
+      (message) => this.logger.log(message),
+      this.pusherOptions,
+    );
+    pushers.set(row.id, pusher);
+    if (password === null) {
+      pusher.unusable(
+        "the saved password can no longer be read (the server's secret changed): enter it again",
+      );
+      return;
+    }
+    pusher.start();
+  }
+}
+
+function checkFormat(kind: RelayKind, format: RelayFormat): void {
+  if (kind === 'shoutcast' && format !== 'mp3') {
+    throw AppError.validation('Shoutcast servers take MP3 only', [
+      { path: 'format', message: 'Shoutcast servers take MP3 only' },
+    ]);
+  }
+}
+
+function checkMount(kind: RelayKind, mount: string): void {
+  if (kind !== 'shoutcast' && mount.replace(/^\/+/, '') === '') {
+    throw AppError.validation('Enter the mount, such as /live.ogg', [
+      { path: 'mount', message: 'Enter the mount, such as /live.ogg' },
+    ]);
+  }
+}

@@ -1,0 +1,285 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import {
+  CapacityError,
+  LISTENERS_PER_SHARD,
+  SdpError,
+  createWeriftEngine,
+  type EngineEvent,
+  type MediaEngine,
+} from '../index.js';
+import { createPeer } from './werift-config.js';
+import {
+  checkTestPayload,
+  connectListeners,
+  connectPublisher,
+  testPayload,
+  createTestListener,
+  createTestPublisher,
+  waitFor,
+  type TestListener,
+} from '../test-peers.js';
+
+/** Listeners in the engine's own thread (shards: 0); the sharded path has its own spec. */
+describe('werift media engine (in-thread shard)', () => {
+  let engine: MediaEngine;
+  const events: EngineEvent[] = [];
+  const eventsOf = <T extends EngineEvent['type']>(type: T, stationId: string) =>
+    events.filter(
+      (e): e is Extract<EngineEvent, { type: T }> =>
+        e.type === type && 'stationId' in e && e.stationId === stationId,
+    );
+
+  beforeAll(async () => {
+    engine = await createWeriftEngine({ shards: 0, publisherTimeoutMs: 30000 });
+    engine.on((e) => events.push(e));
+  });
+  afterAll(async () => {
+    await engine.close();
+  });
+
+  test('bad SDP is an SdpError and the engine keeps working', async () => {
+    const bad = [
+      '',
+      'garbage',
+      'v=0\r\n' + 'a=x\r\n'.repeat(20000),
+      'v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=rtpmap:96 VP8/90000\r\n',
+    ];
+    for (const sdp of bad) {
+      await expect(engine.publish('bad', sdp)).rejects.toBeInstanceOf(SdpError);
+      await expect(engine.addListener('bad', sdp)).rejects.toBeInstanceOf(SdpError);
+    }
+    // passes our checks but werift cannot use it (broken candidate and fingerprint lines)
+    const pc = createPeer({ iceServers: [] });
+    pc.addTransceiver('audio', { direction: 'sendonly' });
+    await pc.setLocalDescription(await pc.createOffer());
+    const offer = pc.localDescription!.sdp;
+    await pc.close();
+    const broken = offer
+      .replace(/a=fingerprint:.*/g, 'a=fingerprint:sha-256 ZZ')
+      .replace(/a=candidate:.*/g, 'a=candidate:1 1 udp x y z');
+    await expect(engine.publish('bad', broken)).rejects.toBeInstanceOf(SdpError);
+    expect(await engine.hasSession('bad', 'nope')).toBeNull();
+    expect(await engine.unpublish('bad', 'nope')).toBe(false);
+    expect(await engine.removeListener('bad', 'nope')).toBe(false);
+  });
+
+  test('forwards byte-identical payloads, counts, replacement, vanished listener, unpublish', async () => {
+    const station = 'st-main';
+    const pub1 = await createTestPublisher(engine, station);
+    await pub1.connected;
+    expect(await engine.hasSession(station, pub1.sessionId)).toBe('publisher');
+    const N = 6;
+    const listeners: TestListener[] = await connectListeners(engine, station, N, (i) =>
+      i % 2 ? 'cm' : 'gcm',
+    );
+    await Promise.all(listeners.map((l) => l.connected));
+    for (const l of listeners)
+      expect(await engine.hasSession(station, l.sessionId)).toBe('listener');
+    await waitFor(() => engine.listenerCount(station) === N, 3000, 'N listeners counted');
+    await waitFor(
+      () => eventsOf('listeners', station).at(-1)?.count === N,
+      1000,
+      'listeners event N',
+    );
+    expect(engine.stats().perShard[0].srtp).toEqual({ gcm: N / 2, cm: N / 2 });
+
+    await pub1.stream(0, 150);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(eventsOf('publisher-media', station).map((e) => e.sessionId)).toEqual([pub1.sessionId]);
+    for (const l of listeners) {
+      expect(l.received.size).toBeGreaterThanOrEqual(149);
+      expect(l.corrupt).toBe(0);
+      expect(l.extensions).toBe(0);
+    }
+
+    // replacement: a new publisher with unrelated seq/timestamp bases; listeners keep their sessions
+    const pub2 = await createTestPublisher(engine, station, {
+      seqStart: 40000,
+      tsStart: 123456789,
+    });
+    await waitFor(() => eventsOf('publisher-gone', station).length === 1, 2000, 'replaced');
+    expect(eventsOf('publisher-gone', station)[0]).toMatchObject({
+      sessionId: pub1.sessionId,
+      reason: 'replaced',
+    });
+    await pub2.connected;
+    await pub2.stream(150, 100);
+    await new Promise((r) => setTimeout(r, 200));
+    for (const l of listeners) {
+      const got = [...l.received.keys()].filter((i) => i >= 150).length;
+      expect(got).toBeGreaterThanOrEqual(99);
+      expect(l.corrupt).toBe(0);
+      const a = l.received.get(149);
+      const b = l.received.get(150);
+      if (a && b) {
+        expect((b.seq - a.seq) & 0xffff).toBe(1); // sequence continues across publishers
+        const dts = (b.ts - a.ts) >>> 0;
+        expect(dts).toBeGreaterThan(0);
+        expect(dts).toBeLessThan(48000 * 5);
+      }
+    }
+    expect(engine.listenerCount(station)).toBe(N);
+    await pub1.close();
+
+    // a listener that vanishes (no DELETE, no DTLS alert) is removed within 10 s
+    const vanished = listeners[0];
+    const t0 = Date.now();
+    await vanished.close();
+    const keepSending = pub2.stream(250, 600);
+    await waitFor(
+      () => eventsOf('listener-gone', station).some((e) => e.sessionId === vanished.sessionId),
+      10000,
+      'vanished listener removed',
+    );
+    expect(Date.now() - t0).toBeLessThanOrEqual(10000);
+    expect(await engine.hasSession(station, vanished.sessionId)).toBeNull();
+    await waitFor(() => eventsOf('listeners', station).at(-1)?.count === N - 1, 1000, 'count N-1');
+    // the others are still alive and receiving
+    for (const l of listeners.slice(1)) expect(l.received.has(300)).toBe(true);
+
+    // the rest leave with removeListener; count goes to 0 within 1 s
+    for (const l of listeners.slice(1))
+      expect(await engine.removeListener(station, l.sessionId)).toBe(true);
+    expect(await engine.removeListener(station, listeners[1].sessionId)).toBe(false);
+    await waitFor(() => eventsOf('listeners', station).at(-1)?.count === 0, 1000, 'count 0');
+    expect(engine.listenerCount(station)).toBe(0);
+    await Promise.all(listeners.map((l) => l.close()));
+
+    expect(await engine.unpublish(station, pub2.sessionId)).toBe(true);
+    expect(await engine.unpublish(station, pub2.sessionId)).toBe(false);
+    expect(eventsOf('publisher-gone', station).at(-1)).toMatchObject({
+      sessionId: pub2.sessionId,
+      reason: 'deleted',
+    });
+    await pub2.close();
+    await keepSending.catch(() => undefined);
+  }, 30000);
+
+  test('a packet publisher goes live, reaches listeners and taps, and is replaced by WHIP', async () => {
+    const station = 'st-packets';
+    const tapped: number[] = [];
+    const offTap = engine.tap(station, (p) => tapped.push(checkTestPayload(p) ?? -1));
+    const [l] = await connectListeners(engine, station, 1);
+    await l.connected;
+    const pub = await engine.publishPackets(station);
+    expect(await engine.hasSession(station, pub.sessionId)).toBe('publisher');
+    for (let i = 0; i < 100; i++) {
+      pub.push(testPayload(i), 960);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await waitFor(() => l.received.size >= 99, 3000, 'packets at the listener');
+    expect(l.corrupt).toBe(0);
+    const a = l.received.get(10)!;
+    const b = l.received.get(11)!;
+    expect((b.seq - a.seq) & 0xffff).toBe(1);
+    expect((b.ts - a.ts) >>> 0).toBe(960);
+    expect(eventsOf('publisher-media', station).map((e) => e.sessionId)).toEqual([pub.sessionId]);
+    expect(tapped).toEqual([...Array(100).keys()]);
+
+    // a WHIP publisher takes over: the packet publisher hears why, the tap hears the new one
+    const whip = await createTestPublisher(engine, station);
+    expect(await pub.gone).toBe('replaced');
+    pub.push(testPayload(999), 960); // ignored: no longer the station's publisher
+    await whip.connected;
+    await whip.stream(100, 20);
+    await waitFor(() => tapped.length >= 119, 2000, 'WHIP packets at the tap');
+    expect(tapped.slice(100, 119)).toEqual([...Array(19).keys()].map((i) => 100 + i));
+    expect(tapped).not.toContain(999);
+    offTap();
+    await whip.stream(120, 5);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(tapped.length).toBeLessThan(121);
+    await whip.close();
+    await l.close();
+
+    // closing it is an unpublish
+    const again = await engine.publishPackets(station);
+    again.push(testPayload(1), 960);
+    await again.close();
+    expect(await again.gone).toBe('deleted');
+    expect(eventsOf('publisher-gone', station).at(-1)).toMatchObject({
+      sessionId: again.sessionId,
+      reason: 'deleted',
+    });
+  }, 20000);
+
+  test('publisher-gone on timeout (stops sending, or never sends)', async () => {
+    const station = 'st-timeout';
+    const fast = await createWeriftEngine({ shards: 0, publisherTimeoutMs: 1500 });
+    const evs: EngineEvent[] = [];
+    fast.on((e) => evs.push(e));
+    const eventsOf = (type: 'publisher-gone', stationId: string) =>
+      evs.filter(
+        (e): e is Extract<EngineEvent, { type: 'publisher-gone' }> =>
+          e.type === type && e.stationId === stationId,
+      );
+    const pub = await createTestPublisher(fast, station);
+    await pub.connected;
+    await pub.stream(0, 10);
+    const stopped = Date.now();
+    await waitFor(() => eventsOf('publisher-gone', station).length === 1, 4000, 'timeout');
+    expect(eventsOf('publisher-gone', station)[0]).toMatchObject({
+      sessionId: pub.sessionId,
+      reason: 'timeout',
+    });
+    expect(Date.now() - stopped).toBeGreaterThanOrEqual(1400);
+    expect(await fast.hasSession(station, pub.sessionId)).toBeNull();
+    await pub.close();
+
+    const packets = await fast.publishPackets('st-packet-stall');
+    packets.push(testPayload(0), 960);
+    const stalled = Date.now();
+    expect(await packets.gone).toBe('timeout');
+    expect(Date.now() - stalled).toBeGreaterThanOrEqual(1400);
+
+    const silent = await createTestPublisher(fast, 'st-silent');
+    await waitFor(
+      () => eventsOf('publisher-gone', 'st-silent').length === 1,
+      4000,
+      'silent timeout',
+    );
+    expect(eventsOf('publisher-gone', 'st-silent')[0].reason).toBe('timeout');
+    await silent.close();
+    await fast.close();
+  });
+
+  test('closeStation disconnects publisher and listeners', async () => {
+    const station = 'st-close';
+    const pub = await connectPublisher(engine, station);
+    const [l] = await connectListeners(engine, station, 1);
+    await waitFor(() => eventsOf('listeners', station).at(-1)?.count === 1, 2000, 'one listener');
+    await engine.closeStation(station);
+    expect(await engine.hasSession(station, pub.sessionId)).toBeNull();
+    expect(await engine.hasSession(station, l.sessionId)).toBeNull();
+    await waitFor(() => eventsOf('listeners', station).at(-1)?.count === 0, 1000, 'count 0');
+    expect(eventsOf('publisher-gone', station)[0].reason).toBe('closed');
+    await Promise.all([pub.close(), l.close()]);
+  });
+
+  test('admission control refuses listeners above maxListeners', async () => {
+    const small = await createWeriftEngine({ shards: 0, maxListeners: 1 });
+    try {
+      const a = await createTestListener(small, 'cap');
+      await expect(createTestListener(small, 'cap')).rejects.toBeInstanceOf(CapacityError);
+      expect(await small.removeListener('cap', a.sessionId)).toBe(true);
+      const b = await createTestListener(small, 'cap');
+      await Promise.all([a.close(), b.close()]);
+    } finally {
+      await small.close();
+    }
+  });
+
+  test('admits 1,000 listeners per shard by default, as many as asked, or any number with 0', async () => {
+    expect(engine.stats().maxListeners).toBe(LISTENERS_PER_SHARD);
+    expect(LISTENERS_PER_SHARD).toBe(1000);
+    const engines = await Promise.all([
+      createWeriftEngine({ shards: 0, maxListeners: 0 }),
+      createWeriftEngine({ shards: 0, maxListeners: 250 }),
+    ]);
+    try {
+      expect(engines.map((e) => e.stats().maxListeners)).toEqual([null, 250]);
+    } finally {
+      await Promise.all(engines.map((e) => e.close()));
+    }
+  });
+});

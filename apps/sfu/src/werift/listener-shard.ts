@@ -1,0 +1,369 @@
+import type { Socket } from 'node:dgram';
+import type { RTCPeerConnection, RTCRtpTransceiver } from 'werift';
+import { MuxUdpProtocol, type IceMux, type IceMuxStats } from '../net/ice-mux.js';
+import { PacketCache, type CachedPacket } from '../nack.js';
+import { validateOffer } from '../sdp.js';
+import { negotiateAnswer } from './negotiate.js';
+import { enableSyncLookup, extractSrtpKeys, SrtpStreamSender } from './srtp-sender.js';
+import { createPeer, type PeerSettings } from './werift-config.js';
+
+export interface ShardConfig {
+  index: number;
+  settings: PeerSettings;
+  listenerTimeoutMs: number;
+  /** The node's one UDP (and TCP) port: this shard's ufrags start with `tag` (see net/ice-mux.ts). */
+  mux?: { tag: string; udpPort: number; tcpPort?: number };
+}
+
+export interface ShardStats {
+  listeners: number;
+  pending: number;
+  packetsOut: number;
+  bytesOut: number;
+  sendErrors: number;
+  packetsIn: number;
+  /** packets sent again because a listener NACKed them */
+  retransmits: number;
+  /** connected listeners per SRTP profile */
+  gcm: number;
+  cm: number;
+  /** This thread's share of the node's one port (sessions, connected sockets, drops). */
+  mux?: IceMuxStats;
+}
+
+/** Events a shard reports to the engine (same shape in-thread and across worker_threads). */
+export type ShardEvent =
+  | { t: 'count'; stationId: string; count: number }
+  | { t: 'gone'; stationId: string; sessionId: string; reason: string }
+  | { t: 'stats'; stats: ShardStats };
+
+/** Minimal view of werift's ICE pair / connection internals used for the direct send path. */
+interface IcePair {
+  localCandidate: { type: string };
+  remoteCandidate: { host: string; port: number };
+  protocol: { transport?: { type?: string; socket?: Socket } };
+  packetsReceived: number;
+  requestsReceived: number;
+  responsesReceived: number;
+}
+interface IceConnection {
+  nominated?: IcePair;
+  state: string;
+  consentFresh: boolean;
+  iceLite?: boolean;
+  send(data: Buffer): Promise<void>;
+}
+
+class Listener {
+  connected = false;
+  removed = false;
+  sender: SrtpStreamSender | null = null;
+  ice: IceConnection | null = null;
+  pair: IcePair | null = null;
+  socket: Socket | null = null;
+  port = 0;
+  host = '';
+  lastActivity = Date.now();
+  activity = -1;
+  readonly createdAt = Date.now();
+  constructor(
+    readonly sessionId: string,
+    readonly stationId: string,
+    readonly pc: RTCPeerConnection,
+    readonly transceiver: RTCRtpTransceiver,
+  ) {}
+}
+
+/**
+ * Holds the listener PeerConnections of one shard (one worker thread, or the engine's own thread) and
+ * fans a station's packets out to them.
+ */
+export class ListenerShard {
+  private readonly stations = new Map<string, Map<string, Listener>>();
+  private readonly connectedCount = new Map<string, number>();
+  /** Recent packets per station, to answer listeners' NACKs (5 s of 20 ms frames). */
+  private readonly caches = new Map<string, PacketCache>();
+  private retransmits = 0;
+  private readonly timer: NodeJS.Timeout;
+  private readonly statsTimer: NodeJS.Timeout;
+  private packetsOut = 0;
+  private bytesOut = 0;
+  private sendErrors = 0;
+  private packetsIn = 0;
+  private closed = false;
+
+  constructor(
+    private readonly cfg: ShardConfig,
+    private readonly emit: (e: ShardEvent) => void,
+    /** Sessions on the node's one port (the shard's thread's mux), or a socket per session. */
+    private readonly mux?: IceMux,
+  ) {
+    const check = Math.min(500, Math.max(100, Math.floor(cfg.listenerTimeoutMs / 10)));
+    this.timer = setInterval(() => this.checkPresence(), check);
+    this.timer.unref();
+    this.statsTimer = setInterval(() => this.emit({ t: 'stats', stats: this.stats() }), 1000);
+    this.statsTimer.unref();
+  }
+
+  stats(): ShardStats {
+    let listeners = 0;
+    let pending = 0;
+    let gcm = 0;
+    for (const st of this.stations.values()) {
+      for (const l of st.values()) {
+        if (l.connected) {
+          listeners++;
+          if (l.sender?.profileName === 'AEAD_AES_128_GCM') gcm++;
+        } else pending++;
+      }
+    }
+    return {
+      listeners,
+      pending,
+      packetsOut: this.packetsOut,
+      bytesOut: this.bytesOut,
+      sendErrors: this.sendErrors,
+      packetsIn: this.packetsIn,
+      retransmits: this.retransmits,
+      gcm,
+      cm: listeners - gcm,
+      mux: this.mux?.stats(),
+    };
+  }
+
+  async addListener(stationId: string, sessionId: string, offerSdp: string): Promise<string> {
+    if (this.closed) throw new Error('shard closed');
+    const offer = validateOffer(offerSdp, 'listener');
+    const pc = createPeer(this.cfg.settings);
+    const transceiver = pc.addTransceiver('audio', { direction: 'sendonly' });
+    const answer = await negotiateAnswer(pc, offer, {
+      sessionId,
+      direction: 'send',
+      announcedAddress: this.cfg.settings.announcedAddress,
+      attach: this.mux ? (p) => this.mux!.attach(p) : undefined,
+    });
+    if (this.closed) {
+      await pc.close().catch(() => undefined);
+      throw new Error('shard closed');
+    }
+    const l = new Listener(sessionId, stationId, pc, transceiver);
+    let st = this.stations.get(stationId);
+    if (!st) {
+      st = new Map();
+      this.stations.set(stationId, st);
+    }
+    st.set(sessionId, l);
+    pc.connectionStateChange.subscribe((state) => {
+      if (l.removed) return;
+      if (state === 'connected') this.onConnected(l);
+      else if (state === 'failed') void this.remove(l, 'ice-failed');
+      else if (state === 'closed') void this.remove(l, 'closed');
+    });
+    return answer;
+  }
+
+  private onConnected(l: Listener): void {
+    if (l.connected) return;
+    const sender = l.transceiver.sender;
+    const dtls = sender.dtlsTransport;
+    const keys = extractSrtpKeys(dtls);
+    const codec = sender.codec;
+    if (!keys || !codec) {
+      void this.remove(l, 'srtp-unsupported');
+      return;
+    }
+    l.sender = new SrtpStreamSender(keys, sender.ssrc, codec.payloadType);
+    l.ice = (dtls.iceTransport as unknown as { connection: IceConnection }).connection;
+    l.connected = true;
+    l.lastActivity = Date.now();
+    // werift's own retransmission cache is empty (we send around it): answer from the station's
+    sender.onGenericNack.subscribe((nack) => this.retransmit(l, nack.lost));
+    this.bumpCount(l.stationId, +1);
+  }
+
+  private bumpCount(stationId: string, delta: number): void {
+    const n = (this.connectedCount.get(stationId) ?? 0) + delta;
+    if (n <= 0) this.connectedCount.delete(stationId);
+    else this.connectedCount.set(stationId, n);
+    this.emit({ t: 'count', stationId, count: Math.max(0, n) });
+  }
+
+  /** Removes a listener; emits 'gone' unless the engine asked for it (reason 'deleted'). */
+  private async remove(l: Listener, reason: string, notify = true): Promise<void> {
+    if (l.removed) return;
+    l.removed = true;
+    const st = this.stations.get(l.stationId);
+    st?.delete(l.sessionId);
+    if (st && st.size === 0) {
+      this.stations.delete(l.stationId);
+      this.caches.delete(l.stationId);
+    }
+    if (l.connected) {
+      l.connected = false;
+      this.bumpCount(l.stationId, -1);
+    }
+    if (notify) this.emit({ t: 'gone', stationId: l.stationId, sessionId: l.sessionId, reason });
+    await l.pc.close().catch(() => undefined);
+  }
+
+  async removeListener(stationId: string, sessionId: string, reason = 'deleted'): Promise<boolean> {
+    const l = this.stations.get(stationId)?.get(sessionId);
+    if (!l) return false;
+    await this.remove(l, reason, reason !== 'deleted');
+    return true;
+  }
+
+  async closeStation(stationId: string, reason = 'station-closed'): Promise<void> {
+    this.caches.delete(stationId);
+    const st = this.stations.get(stationId);
+    if (!st) return;
+    await Promise.all([...st.values()].map((l) => this.remove(l, reason)));
+  }
+
+  /** Fan-out of one publisher packet (seq/timestamp already rewritten by the engine). */
+  packet(
+    stationId: string,
+    seq: number,
+    timestamp: number,
+    marker: boolean,
+    payload: Uint8Array,
+  ): void {
+    this.packetsIn++;
+    const st = this.stations.get(stationId);
+    if (!st) return;
+    let cache = this.caches.get(stationId);
+    if (!cache) {
+      cache = new PacketCache();
+      this.caches.set(stationId, cache);
+    }
+    const p: CachedPacket = { seq, timestamp, marker, payload };
+    cache.put(p);
+    for (const l of st.values()) if (l.connected) this.sendTo(l, p);
+  }
+
+  /** Sends what a listener NACKed that the station's cache still holds. */
+  private retransmit(l: Listener, lost: number[]): void {
+    if (!l.connected || l.removed) return;
+    const cache = this.caches.get(l.stationId);
+    if (!cache) return;
+    for (const seq of lost) {
+      const p = cache.get(seq);
+      if (p && this.sendTo(l, p)) this.retransmits++;
+    }
+  }
+
+  private sendTo(l: Listener, p: CachedPacket): boolean {
+    const ice = l.ice!;
+    const pair = ice.nominated;
+    if (
+      !pair ||
+      ice.state === 'failed' ||
+      ice.state === 'closed' ||
+      (!ice.consentFresh && !ice.iceLite)
+    ) {
+      return false;
+    }
+    if (pair !== l.pair) this.bindPair(l, pair);
+    try {
+      if (l.socket) {
+        this.bytesOut += l.sender!.send(
+          l.socket,
+          l.port,
+          l.host,
+          p.seq,
+          p.timestamp,
+          p.marker,
+          p.payload,
+        );
+      } else {
+        // relayed (TURN) or TCP path: let werift's ICE layer wrap it
+        this.sendViaIce(l, p.seq, p.timestamp, p.marker, p.payload);
+      }
+      this.packetsOut++;
+      return true;
+    } catch {
+      this.sendErrors++;
+      return false;
+    }
+  }
+
+  private bindPair(l: Listener, pair: IcePair): void {
+    l.pair = pair;
+    const transport = pair.protocol.transport;
+    if (pair.protocol instanceof MuxUdpProtocol) {
+      // one port per node: the socket connected to this peer, sends carry no address
+      const { host, port } = pair.remoteCandidate;
+      l.socket = pair.protocol.socketTo([host, port]);
+      l.host = host;
+      l.port = 0;
+      // not connected yet: werift's path for now, bind again on the next packet
+      if (!l.socket) l.pair = null;
+    } else if (
+      pair.localCandidate.type !== 'relay' &&
+      transport?.type === 'udp' &&
+      transport.socket
+    ) {
+      l.socket = transport.socket;
+      // experimental, off by default: correlated with stalled DTLS handshakes of other peers in tests
+      if (process.env.SFU_SYNC_LOOKUP === '1') enableSyncLookup(transport.socket);
+      l.host = pair.remoteCandidate.host;
+      l.port = pair.remoteCandidate.port;
+    } else {
+      l.socket = null;
+    }
+  }
+
+  private sendViaIce(
+    l: Listener,
+    seq: number,
+    ts: number,
+    marker: boolean,
+    payload: Uint8Array,
+  ): void {
+    let packet: Buffer | null = null;
+    const capture = {
+      // the sender reuses its buffers: keep a copy for werift's asynchronous send
+      send: (buf: Buffer) => {
+        packet = Buffer.from(buf);
+      },
+    } as unknown as Socket;
+    this.bytesOut += l.sender!.send(capture, 0, '', seq, ts, marker, payload);
+    l.ice!.send(packet!).catch(() => {
+      this.sendErrors++;
+    });
+  }
+
+  /** Presence: a connected listener must show inbound traffic (STUN consent, RTCP) regularly. */
+  private checkPresence(): void {
+    const now = Date.now();
+    const timeout = this.cfg.listenerTimeoutMs;
+    // peers send consent checks every 4-6 s and answer ours: 2 missed rounds => gone
+    const silence = Math.max(2000, timeout - 1500);
+    for (const st of [...this.stations.values()]) {
+      for (const l of [...st.values()]) {
+        if (!l.connected) {
+          if (now - l.createdAt > timeout) void this.remove(l, 'connect-timeout');
+          continue;
+        }
+        const pair = l.ice?.nominated;
+        const act = pair
+          ? pair.packetsReceived + pair.requestsReceived + pair.responsesReceived
+          : -1;
+        if (act !== l.activity) {
+          l.activity = act;
+          l.lastActivity = now;
+        } else if (now - l.lastActivity > silence) {
+          void this.remove(l, 'consent-timeout');
+        }
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    clearInterval(this.statsTimer);
+    const all = [...this.stations.values()].flatMap((st) => [...st.values()]);
+    await Promise.all(all.map((l) => this.remove(l, 'engine-closed', false)));
+  }
+}

@@ -1,0 +1,254 @@
+import { type Cipher, createCipheriv } from 'node:crypto';
+import type { Socket } from 'node:dgram';
+import { isIPv4 } from 'node:net';
+import { HmacSha1 } from './hmac-sha1.js';
+
+/** SRTP protection profiles (RFC 5764 / RFC 7714 ids as werift names them). */
+const PROFILE_AES128_CM_SHA1_80 = 0x0001;
+const PROFILE_AEAD_AES_128_GCM = 0x0007;
+
+/** The part of werift's SRTP context we read (werift/lib/rtp/src/srtp/context/context.js). */
+interface WeriftSrtpContext {
+  profile: number;
+  srtpSessionKey: Buffer;
+  srtpSessionSalt: Buffer;
+  srtpSessionAuthTag: Buffer;
+}
+
+export interface SrtpKeys {
+  profile: number;
+  key: Buffer;
+  salt: Buffer;
+  authKey: Buffer;
+}
+
+/** Reads the outbound SRTP session keys werift derived after the DTLS handshake. */
+export function extractSrtpKeys(dtlsTransport: unknown): SrtpKeys | null {
+  const ctx = (dtlsTransport as { srtp?: { localContext?: WeriftSrtpContext } })?.srtp
+    ?.localContext;
+  if (!ctx || !Buffer.isBuffer(ctx.srtpSessionKey) || !Buffer.isBuffer(ctx.srtpSessionSalt))
+    return null;
+  if (ctx.profile !== PROFILE_AEAD_AES_128_GCM && ctx.profile !== PROFILE_AES128_CM_SHA1_80)
+    return null;
+  return {
+    profile: ctx.profile,
+    key: ctx.srtpSessionKey,
+    salt: ctx.srtpSessionSalt,
+    authKey: ctx.srtpSessionAuthTag,
+  };
+}
+
+/**
+ * Packets a listener's sender keeps in flight before it reuses their memory. A datagram the kernel
+ * takes at once (the normal case) is copied out during the send call; one libuv had to queue waits
+ * for the socket to drain, and only if the queue holds more than this many packets of one listener
+ * (160 ms of audio) would a slot be overwritten: then that packet is lost and the newer one goes out
+ * twice, which the receiver's replay check drops. Nothing is ever sent half-written.
+ */
+const OUT_RING = 8;
+/** Packets whose AES-CM keystream is produced in one call (one native crossing per batch). */
+const KEYSTREAM_BATCH = 16;
+const HEADER_BYTES = 12;
+const CM_TAG_BYTES = 10;
+const GCM_TAG_BYTES = 16;
+
+const patchedSockets = new WeakSet<Socket>();
+
+/**
+ * dgram resolves the destination of every unconnected send through dns.lookup, which for an IP literal
+ * defers to process.nextTick (one tick, two closures per datagram). For IPv4 literals we answer
+ * synchronously instead; anything else still goes to the original lookup. Best effort: if Node's
+ * internals differ, nothing is changed.
+ */
+export function enableSyncLookup(socket: Socket): void {
+  if (patchedSockets.has(socket)) return;
+  patchedSockets.add(socket);
+  const sym = Object.getOwnPropertySymbols(socket).find((s) => s.description === 'state symbol');
+  if (!sym) return;
+  const state = (
+    socket as unknown as Record<symbol, { handle?: { lookup?: unknown } } | undefined>
+  )[sym];
+  const handle = state?.handle;
+  if (!handle || typeof handle.lookup !== 'function') return;
+  const original = handle.lookup as (address: string, cb: (...a: unknown[]) => void) => void;
+  handle.lookup = (
+    address: string,
+    cb: (err: Error | null, ip: string, family: number) => void,
+  ) => {
+    if (isIPv4(address)) cb(null, address, 4);
+    else original.call(handle, address, cb as (...a: unknown[]) => void);
+  };
+}
+
+/**
+ * One listener's outbound RTP stream: writes header, encrypted payload and tag into one of a few
+ * preallocated buffers and hands it to the socket in one send. No per-packet key derivation or
+ * header object.
+ *
+ * AES_CM_128_HMAC_SHA1_80 (what browsers negotiate): the AES counter-mode keystream does not depend on
+ * the payload, so it is produced for KEYSTREAM_BATCH packets at a time by one persistent AES-ECB cipher
+ * (one native call per batch instead of a cipher object per packet), and the HMAC-SHA1 tag is computed
+ * in JS from precomputed pads (`HmacSha1`). AEAD_AES_128_GCM uses node:crypto's GCM per packet.
+ */
+export class SrtpStreamSender {
+  private readonly out: Buffer[] = [];
+  private ring = 0;
+  private readonly gcm: boolean;
+  private roc = 0;
+  private lastSeq = -1;
+  // GCM
+  private readonly iv: Buffer;
+  // AES-CM: keystream of packets [ksFirst, ksFirst + KEYSTREAM_BATCH), ksBlocks 16-byte blocks each
+  private readonly ecb: Cipher | null = null;
+  private readonly hmac: HmacSha1 | null = null;
+  private readonly ivPrefix = Buffer.alloc(14);
+  private counters = Buffer.alloc(0);
+  private keystream: Buffer = Buffer.alloc(0);
+  private ksFirst = -1;
+  private ksBlocks = 0;
+  packets = 0;
+  bytes = 0;
+  get profileName(): string {
+    return this.gcm ? 'AEAD_AES_128_GCM' : 'AES_CM_128_HMAC_SHA1_80';
+  }
+
+  constructor(
+    private readonly keys: SrtpKeys,
+    readonly ssrc: number,
+    readonly payloadType: number,
+  ) {
+    this.gcm = keys.profile === PROFILE_AEAD_AES_128_GCM;
+    this.iv = Buffer.alloc(12);
+    for (let i = 0; i < OUT_RING; i++) this.out.push(this.newOut(HEADER_BYTES + 512));
+    if (!this.gcm) {
+      this.ecb = createCipheriv('aes-128-ecb', keys.key, null);
+      this.ecb.setAutoPadding(false);
+      this.hmac = new HmacSha1(keys.authKey);
+      // RFC 3711 4.1.1: IV = (salt << 16) XOR (SSRC << 64) XOR (index << 16); the index is XORed per packet
+      keys.salt.copy(this.ivPrefix, 0, 0, 14);
+      for (let i = 0; i < 4; i++) this.ivPrefix[4 + i]! ^= (ssrc >>> (24 - 8 * i)) & 0xff;
+    }
+  }
+
+  private newOut(size: number): Buffer {
+    const b = Buffer.alloc(size);
+    b[0] = 0x80;
+    b.writeUInt32BE(this.ssrc >>> 0, 8);
+    return b;
+  }
+
+  /** Rollover counter for this sequence number (RFC 3711 3.3.1, sender side). */
+  private rocFor(seq: number): number {
+    if (this.lastSeq < 0) {
+      this.lastSeq = seq;
+      return this.roc;
+    }
+    const diff = (seq - this.lastSeq) & 0xffff;
+    if (diff === 0) return this.roc;
+    if (diff < 0x8000) {
+      if (seq < this.lastSeq) this.roc = (this.roc + 1) >>> 0;
+      this.lastSeq = seq;
+      return this.roc;
+    }
+    // late packet from before the last wrap
+    return seq > this.lastSeq && this.roc > 0 ? this.roc - 1 : this.roc;
+  }
+
+  send(
+    socket: Socket,
+    port: number,
+    address: string,
+    seq: number,
+    timestamp: number,
+    marker: boolean,
+    payload: Uint8Array,
+  ): number {
+    const n = payload.length;
+    const size = HEADER_BYTES + n + (this.gcm ? GCM_TAG_BYTES : CM_TAG_BYTES + 4);
+    let buf = this.out[this.ring]!;
+    if (buf.length < size) {
+      buf = this.newOut(Math.max(size, buf.length * 2));
+      this.out[this.ring] = buf;
+    }
+    this.ring = (this.ring + 1) % OUT_RING;
+    buf[1] = (marker ? 0x80 : 0) | this.payloadType;
+    buf[2] = (seq >>> 8) & 0xff;
+    buf[3] = seq & 0xff;
+    buf.writeUInt32BE(timestamp >>> 0, 4);
+    const roc = this.rocFor(seq);
+    let length: number;
+    if (this.gcm) {
+      // RFC 7714 8.1: IV = (00 00 || SSRC || ROC || SEQ) XOR salt
+      const iv = this.iv;
+      const salt = this.keys.salt;
+      iv[0] = 0;
+      iv[1] = 0;
+      iv.writeUInt32BE(this.ssrc >>> 0, 2);
+      iv.writeUInt32BE(roc, 6);
+      iv[10] = buf[2]!;
+      iv[11] = buf[3]!;
+      for (let i = 0; i < 12; i++) iv[i]! ^= salt[i]!;
+      const cipher = createCipheriv('aes-128-gcm', this.keys.key, iv);
+      const header = buf.subarray(0, HEADER_BYTES);
+      cipher.setAAD(header);
+      const enc = cipher.update(payload);
+      cipher.final();
+      enc.copy(buf, HEADER_BYTES);
+      cipher.getAuthTag().copy(buf, HEADER_BYTES + n);
+      length = HEADER_BYTES + n + GCM_TAG_BYTES;
+    } else {
+      const index = roc * 0x10000 + seq;
+      const blocks = (n + 15) >>> 4;
+      let at = index - this.ksFirst;
+      if (this.ksFirst < 0 || at < 0 || at >= KEYSTREAM_BATCH || blocks > this.ksBlocks) {
+        this.fillKeystream(index, blocks);
+        at = 0;
+      }
+      const ks = this.keystream;
+      const k0 = at * this.ksBlocks * 16;
+      for (let i = 0; i < n; i++) buf[HEADER_BYTES + i] = payload[i]! ^ ks[k0 + i]!;
+      // RFC 3711 4.2: tag = HMAC-SHA1(auth key, header || encrypted payload || ROC), first 80 bits,
+      // written over the ROC once it has been read.
+      const end = HEADER_BYTES + n;
+      buf.writeUInt32BE(roc, end);
+      this.hmac!.sign(buf, end + 4, buf, end, CM_TAG_BYTES);
+      length = end + CM_TAG_BYTES;
+    }
+    // port 0: a socket connected to its peer (the node's one-port mux)
+    if (port === 0) socket.send(buf.subarray(0, length));
+    else socket.send(buf.subarray(0, length), port, address);
+    this.packets++;
+    this.bytes += length;
+    return length;
+  }
+
+  /** AES-CM keystream for packets first .. first + KEYSTREAM_BATCH - 1, at least `blocks` blocks each. */
+  private fillKeystream(first: number, blocks: number): void {
+    // Room for the usual variation of Opus frame sizes without refilling early.
+    const per = Math.max(blocks + 4, this.ksBlocks);
+    const bytes = KEYSTREAM_BATCH * per * 16;
+    if (this.counters.length !== bytes) this.counters = Buffer.alloc(bytes);
+    const c = this.counters;
+    const prefix = this.ivPrefix;
+    let o = 0;
+    for (let p = 0; p < KEYSTREAM_BATCH; p++) {
+      const index = first + p;
+      const hi = Math.floor(index / 0x100000000) & 0xffff;
+      const lo = index >>> 0;
+      for (let j = 0; j < per; j++, o += 16) {
+        for (let i = 0; i < 8; i++) c[o + i] = prefix[i]!;
+        c[o + 8] = prefix[8]! ^ (hi >>> 8);
+        c[o + 9] = prefix[9]! ^ (hi & 0xff);
+        c[o + 10] = prefix[10]! ^ (lo >>> 24);
+        c[o + 11] = prefix[11]! ^ ((lo >>> 16) & 0xff);
+        c[o + 12] = prefix[12]! ^ ((lo >>> 8) & 0xff);
+        c[o + 13] = prefix[13]! ^ (lo & 0xff);
+        c[o + 14] = j >>> 8;
+        c[o + 15] = j & 0xff;
+      }
+    }
+    this.keystream = this.ecb!.update(c);
+    this.ksFirst = first;
+    this.ksBlocks = per;
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * The player's HTTP fallback in Debian's Chromium whose WebRTC cannot connect
+ * (preference `webrtc.ip_handling_policy` = `disable_non_proxied_udp`, no proxy, no TURN: no usable
+ * ICE candidate): the station page tries WebRTC, then within a few seconds plays the station's
+ * `/listen/…ogg` stream through its `<audio>` (the tone is heard, frequency checked), says so
+ * discreetly, and the next start tries WebRTC first again; a browser whose `canPlayType` says no
+ * to Ogg/Opus (older Safari) gets the `.mp3` stream instead. Needs `npm run build`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { BrowserContext, Page } from 'playwright-core';
+import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
+import { signUp } from '../../apps/api/src/testing/test-app.js';
+import { launchChromiumWithoutUdp, toneProminence } from '../support/browser.js';
+import {
+  type CliBroadcast,
+  cliBroadcastTone,
+  createStation,
+  getStation,
+  startWebApp,
+  until,
+  watchProblems,
+} from '../support/web-app.js';
+
+const TONE_HZ = 880;
+const AUDIO = '[data-testid=station-audio]';
+
+const elementToneProminence = (page: Page, freq: number, ms = 3000): Promise<number> =>
+  toneProminence(page, { audioSelector: AUDIO }, freq, ms);
+
+describe('player: HTTP fallback when WebRTC cannot connect', () => {
+  let app: TestApp;
+  let browser: BrowserContext;
+  let owner: TestUser;
+  let stationId: string;
+  let slug: string;
+  let broadcast: CliBroadcast;
+
+  beforeAll(async () => {
+    [app, browser] = await Promise.all([
+      startWebApp(),
+      // UDP only through a proxy, and there is none: ICE has no candidate to use.
+      launchChromiumWithoutUdp(),
+    ]);
+    owner = await signUp(app.url);
+    const created = await createStation(app.url, owner, { name: 'Blocked UDP FM' });
+    stationId = created.station.id;
+    slug = created.station.slug;
+    broadcast = await cliBroadcastTone({
+      server: app.url,
+      station: `${owner.username}/${slug}`,
+      token: created.streamToken.token,
+      hz: TONE_HZ,
+      timeoutMs: 30_000,
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await broadcast?.stop();
+    await browser?.close();
+    await app?.close();
+  });
+
+  it('plays the HTTP stream after WebRTC fails, says so, and tries WebRTC again next time', async () => {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(20_000);
+    const problems = watchProblems(page);
+    const whepOffers: number[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && new URL(r.url()).pathname.startsWith('/whep/')) {
+        whepOffers.push(Date.now());
+      }
+    });
+    await page.goto(`${app.url}/${owner.username}/${slug}`);
+    expect(
+      await page.evaluate(() =>
+        document.createElement('audio').canPlayType('audio/ogg; codecs=opus'),
+      ),
+    ).not.toBe('');
+    const started = Date.now();
+    await page.getByTestId('play-button').click();
+    await page.locator('[data-testid=player][data-state=live]').waitFor();
+    expect(whepOffers.length).toBeGreaterThanOrEqual(1);
+    // Within a few seconds of pressing Play (WebRTC gets its chance first).
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(await page.getByTestId('player-http').textContent()).toContain('HTTP stream');
+    expect(await page.locator(AUDIO).getAttribute('src')).toBe(
+      `/listen/${owner.username}/${slug}.ogg`,
+    );
+    expect(await elementToneProminence(page, TONE_HZ)).toBeGreaterThan(20);
+    // The server counts the HTTP listener like any other.
+    await until(
+      'the HTTP listener to be counted',
+      () => getStation(app.url, stationId),
+      (s) => s.viewerCount === 1,
+      15_000,
+    );
+
+    // Stop, then Play again: WebRTC is tried first again, then the HTTP stream again.
+    await page.getByTestId('play-button').click();
+    await until(
+      'the HTTP listener to leave',
+      () => getStation(app.url, stationId),
+      (s) => s.viewerCount === 0,
+      15_000,
+    );
+    const offersBefore = whepOffers.length;
+    await page.getByTestId('play-button').click();
+    await until(
+      'a new WebRTC attempt',
+      async () => whepOffers.length,
+      (n) => n > offersBefore,
+      15_000,
+    );
+    await page.locator('[data-testid=player-http]').waitFor();
+    expect(await elementToneProminence(page, TONE_HZ)).toBeGreaterThan(20);
+    expect(problems.filter((p) => !/ICE|WebRTC|whep/i.test(p))).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it('plays the MP3 stream in a browser that cannot play Ogg/Opus', async () => {
+    await until(
+      'the previous listener to leave',
+      () => getStation(app.url, stationId),
+      (s) => s.viewerCount === 0,
+      15_000,
+    );
+    const page = await browser.newPage();
+    page.setDefaultTimeout(20_000);
+    const problems = watchProblems(page);
+    // What Safari before Opus in <audio> answers: no to Ogg, yes to MP3.
+    await page.addInitScript(() => {
+      const real = HTMLMediaElement.prototype.canPlayType;
+      HTMLMediaElement.prototype.canPlayType = function (type: string) {
+        return /ogg|opus/i.test(type) ? '' : real.call(this, type);
+      };
+    });
+    const streams: string[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname.startsWith('/listen/')) streams.push(new URL(r.url()).pathname);
+    });
+    await page.goto(`${app.url}/${owner.username}/${slug}`);
+    expect(
+      await page.evaluate(() => [
+        document.createElement('audio').canPlayType('audio/ogg; codecs="opus"'),
+        document.createElement('audio').canPlayType('audio/mpeg'),
+      ]),
+    ).toEqual(['', expect.stringMatching(/maybe|probably/)]);
+    await page.getByTestId('play-button').click();
+    await page.locator('[data-testid=player][data-state=live]').waitFor();
+    await page.locator('[data-testid=player-http]').waitFor();
+    expect(await page.locator(AUDIO).getAttribute('src')).toBe(
+      `/listen/${owner.username}/${slug}.mp3`,
+    );
+    expect(await elementToneProminence(page, TONE_HZ)).toBeGreaterThan(20);
+    expect(streams.length).toBeGreaterThan(0);
+    expect(streams.every((p) => p.endsWith('.mp3'))).toBe(true);
+    await until(
+      'the MP3 listener to be counted',
+      () => getStation(app.url, stationId),
+      (s) => s.viewerCount === 1,
+      15_000,
+    );
+    expect(problems.filter((p) => !/ICE|WebRTC|whep/i.test(p))).toEqual([]);
+    await page.close();
+  }, 90_000);
+});

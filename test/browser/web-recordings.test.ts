@@ -1,0 +1,288 @@
+/**
+ * Recordings in Debian's Chromium against the real API serving the built app: the studio's
+ * recordings card (setting, retention, rename, publish, delete, the full-disk notice), the station
+ * page's replays and the replay page (playback, duration, seeking with HTTP Range, the now-playing
+ * timeline, download). Needs `npm run build`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Recording, RecordingSetting } from '@radiobroadcaster/contracts';
+import pg from 'pg';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { EventBus } from '../../apps/api/src/events/event-bus.js';
+import { RecordingsService } from '../../apps/api/src/recordings/recordings.service.js';
+import { StationAudioTap } from '../../apps/api/src/recordings/station-audio-tap.js';
+import { opusPackets, ScriptedTap } from '../../apps/api/src/testing/recording-fixtures.js';
+import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
+import { signUp } from '../../apps/api/src/testing/test-app.js';
+import { launchChromium, screenshotPath } from '../support/browser.js';
+import { createStation, startWebApp, until, watchProblems } from '../support/web-app.js';
+
+async function signIn(page: Page, url: string, user: TestUser, path: string): Promise<void> {
+  await page.goto(`${url}/signin?redirect=${encodeURIComponent(path)}`);
+  await page.getByTestId('field-email').fill(user.email);
+  await page.getByTestId('field-password').fill(user.password);
+  await page.getByTestId('signin-submit').click();
+  await page.waitForURL((u) => u.pathname + u.search === path);
+}
+
+/** The whole page, or only `part` of it, at 1280×800 and 390×844. */
+async function shoot(page: Page, name: string, part?: Locator): Promise<void> {
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.waitForTimeout(300);
+    const path = screenshotPath(`${name}-${width}x${height}`);
+    // The sticky site header would cover the top of an element scrolled under it.
+    if (part)
+      await part.screenshot({ path, style: '.site-header { position: static !important; }' });
+    else await page.screenshot({ path, fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+describe('recordings and replays in the browser', () => {
+  let app: TestApp;
+  let browser: Browser;
+  let owner: TestUser;
+  let page: Page;
+  let problems: string[];
+  let stationId: string;
+  const tap = new ScriptedTap();
+  const packets = opusPackets(12);
+
+  const api = async <T>(path: string, user: TestUser | null = owner): Promise<T> => {
+    const res = await fetch(`${app.url}${path}`, { headers: user ? user.auth : {} });
+    expect(res.status).toBe(200);
+    return (await res.json()) as T;
+  };
+
+  /** One broadcast of the 12 s tone, announcing a track at 6 s, recorded through the tap. */
+  async function recordBroadcast(): Promise<Recording> {
+    const bus = app.app.get(EventBus);
+    const service = app.app.get(RecordingsService);
+    const state = (status: 'live' | 'offline') => ({
+      stationId,
+      status,
+      isActive: status === 'live',
+      lastActiveAt: new Date().toISOString(),
+    });
+    await bus.publish('station.live', state('live'));
+    await until('the recording to start', async () => service.recording(stationId), Boolean);
+    tap.play(stationId, packets.slice(0, 300));
+    await bus.publish('station.nowPlaying', {
+      stationId,
+      nowPlaying: { track: 'Second half', artist: 'Tone', album: null },
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    tap.play(stationId, packets.slice(300));
+    await bus.publish('station.offline', state('offline'));
+    const list = await until(
+      'the recording to be ready',
+      () => api<Recording[]>(`/api/stations/${stationId}/recordings`),
+      (l) => l[0]?.status === 'ready',
+    );
+    return list[0]!;
+  }
+
+  beforeAll(async () => {
+    app = await startWebApp();
+    app.app.get(StationAudioTap).attach(tap);
+    browser = await launchChromium();
+    owner = await signUp(app.url);
+    stationId = (await createStation(app.url, owner, { name: 'Night Owls' })).station.id;
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(15_000);
+    problems = watchProblems(page);
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  it('studio: recording is off until the owner turns it on; rename, unpublish, delete, retention, and a full disk is told', async () => {
+    await signIn(page, app.url, owner, `/studio?station=${stationId}`);
+    const card = page.getByTestId('studio-recordings');
+    await card.waitFor();
+    const toggle = card.getByTestId('recording-enabled');
+    await toggle.waitFor();
+    expect(await toggle.isChecked()).toBe(false);
+    await card.getByTestId('recordings-empty').waitFor();
+
+    await toggle.check();
+    await page.getByText('Recording is on').waitFor();
+    await card.getByTestId('recording-retention').selectOption('30');
+    await until(
+      'the retention saved',
+      () => api<RecordingSetting>(`/api/stations/${stationId}/recording`),
+      (s) => s.retentionDays === 30,
+    );
+    expect(await api<RecordingSetting>(`/api/stations/${stationId}/recording`)).toEqual({
+      stationId,
+      enabled: true,
+      retentionDays: 30,
+    });
+
+    const rec = await recordBroadcast();
+    const row = card.locator(`[data-testid=recording][data-recording-id="${rec.id}"]`);
+    await page.reload();
+    await row.waitFor();
+    expect(await row.getAttribute('data-status')).toBe('ready');
+    expect(await row.textContent()).toContain('0:12');
+
+    // Rename.
+    await row.getByTestId('recording-rename').click();
+    await row.getByTestId('field-title').fill('Owls, first night');
+    await row.getByTestId('recording-rename-save').click();
+    await until(
+      'the new title',
+      () => row.getByTestId('recording-title').textContent(),
+      (t) => Boolean(t?.includes('Owls, first night')),
+    );
+
+    // Unpublish: strangers no longer see it; publish again.
+    await row.getByTestId('recording-publish').click();
+    await until(
+      'unpublished',
+      () => row.getAttribute('data-published'),
+      (p) => p === 'false',
+    );
+    expect(await api<Recording[]>(`/api/stations/${stationId}/recordings`, null)).toEqual([]);
+    await row.getByTestId('recording-publish').click();
+    await until(
+      'published',
+      () => row.getAttribute('data-published'),
+      (p) => p === 'true',
+    );
+    expect(
+      (await api<Recording[]>(`/api/stations/${stationId}/recordings`, null)).map((r) => r.title),
+    ).toEqual(['Owls, first night']);
+
+    // A recording that the full disk stopped (the broadcast went on): the studio says so.
+    const db = new pg.Client({ connectionString: app.config.databaseUrl });
+    await db.connect();
+    await db.query(
+      `INSERT INTO recordings (station_id, status, error, ended_at, duration_seconds, size_bytes, storage_key)
+       VALUES ($1, 'failed', 'The disk is full: the recording stopped (the broadcast goes on)', now(), 95, 800000, 'x/full.ogg')`,
+      [stationId],
+    );
+    await db.end();
+    await page.reload();
+    const notice = card.getByTestId('recording-problem');
+    await notice.waitFor();
+    expect(await notice.textContent()).toBe(
+      'The last recording stopped. The disk is full: the recording stopped (the broadcast goes on)',
+    );
+    expect(await card.getByTestId('recording').count()).toBe(2);
+    await shoot(page, 'studio-recordings', card);
+
+    // Delete asks first; Cancel keeps it, confirming deletes the file too.
+    const failed = card.locator('[data-testid=recording][data-status=failed]');
+    await failed.getByTestId('recording-delete').click();
+    await failed.getByTestId('recording-delete-dialog-cancel').click();
+    expect(await card.getByTestId('recording').count()).toBe(2);
+    await failed.getByTestId('recording-delete').click();
+    await failed.getByTestId('recording-delete-dialog-confirm').click();
+    await page.getByText('Recording deleted').waitFor();
+    await until(
+      'one recording left',
+      () => card.getByTestId('recording').count(),
+      (n) => n === 1,
+    );
+    expect(problems).toEqual([]);
+  }, 90_000);
+
+  it('replay page: plays with the right duration, seeks with HTTP Range from the timeline, offers a download', async () => {
+    const [rec] = await api<Recording[]>(`/api/stations/${stationId}/recordings`, null);
+    expect(rec).toBeDefined();
+    const listener = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    listener.setDefaultTimeout(15_000);
+    const listenerProblems = watchProblems(listener);
+    const ranges: { range: string | undefined; status: number }[] = [];
+    listener.on('response', (res) => {
+      if (res.url().includes('/audio.ogg'))
+        ranges.push({ range: res.request().headers()['range'], status: res.status() });
+    });
+
+    // From the station page's replays to the replay page.
+    await listener.goto(`${app.url}/${owner.username}/night-owls`);
+    const item = listener.getByTestId('station-replay');
+    await item.waitFor();
+    expect(await item.count()).toBe(1);
+    await item.getByRole('link', { name: 'Owls, first night' }).click();
+    await listener.waitForURL(`**/${owner.username}/night-owls/replays/${rec!.id}`);
+    await listener.getByTestId('replay').waitFor();
+    expect(await listener.title()).toBe('Owls, first night (replay) | Radio Broadcaster');
+    expect(await listener.getByTestId('replay-duration').textContent()).toBe('0:12');
+
+    const audio = listener.getByTestId('replay-audio');
+    const duration = await until(
+      'the audio element to know its duration',
+      () => audio.evaluate((el: HTMLAudioElement) => el.duration),
+      (d) => Number.isFinite(d) && d > 0,
+    );
+    expect(duration).toBeCloseTo(12, 1);
+
+    // A click on the timeline seeks there and plays on from there.
+    const entry = listener.getByTestId('timeline-entry');
+    expect(await entry.count()).toBe(1);
+    expect(await entry.textContent()).toBe('0:06Second half — Tone');
+    await entry.click();
+    const t = await until(
+      'playback past the timeline entry',
+      () => audio.evaluate((el: HTMLAudioElement) => el.currentTime),
+      (v) => v > 6.3,
+    );
+    expect(t).toBeGreaterThan(6);
+    expect(t).toBeLessThan(12.01);
+    expect(await entry.getAttribute('aria-current')).toBe('true');
+    // Chromium fetched the file by byte ranges (seeking), and the server answered 206.
+    expect(ranges.some((r) => r.range?.startsWith('bytes=') && r.status === 206)).toBe(true);
+
+    // Seeking back with the element itself (as its own slider does).
+    await audio.evaluate((el: HTMLAudioElement) => {
+      el.currentTime = 1;
+    });
+    await until(
+      'the timeline entry no longer current',
+      () => entry.getAttribute('aria-current'),
+      (v) => v === null,
+    );
+
+    const download = await listener.evaluate(
+      async (href) => {
+        const res = await fetch(href);
+        return {
+          status: res.status,
+          disposition: res.headers.get('content-disposition'),
+          size: (await res.arrayBuffer()).byteLength,
+        };
+      },
+      (await listener.getByTestId('replay-download').getAttribute('href'))!,
+    );
+    expect(download.status).toBe(200);
+    expect(download.disposition).toMatch(/^attachment; filename="?recording-[\d-]+\.ogg"?$/);
+    expect(download.size).toBe(rec!.sizeBytes);
+
+    await audio.evaluate((el: HTMLAudioElement) => el.pause());
+    await shoot(listener, 'replay');
+    expect(listenerProblems).toEqual([]);
+    await listener.close();
+  }, 90_000);
+
+  it('replay page of an unknown or unpublished recording says it is not found', async () => {
+    const [rec] = await api<Recording[]>(`/api/stations/${stationId}/recordings`);
+    const res = await fetch(`${app.url}/api/stations/recordings/update`, {
+      method: 'POST',
+      headers: { ...owner.auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ recordingId: rec!.id, published: false }),
+    });
+    expect(res.status).toBe(200);
+    const stranger = await browser.newPage();
+    await stranger.goto(`${app.url}/${owner.username}/night-owls/replays/${rec!.id}`);
+    await stranger.getByRole('heading', { name: 'Replay not found' }).waitFor();
+    await stranger.close();
+  }, 30_000);
+});

@@ -1,0 +1,248 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Station } from '@radiobroadcaster/contracts';
+import type { TestUser } from '../../apps/api/src/testing/test-app.js';
+import { waitUntil } from '../support/processes.js';
+import {
+  createRadioStation,
+  decodeOpusMono,
+  ffmpeg,
+  icecastSource,
+  listenWebRtc,
+  rawSource,
+  startRadioApi,
+  toneCheck,
+  type FfmpegRun,
+  type RadioStation,
+} from '../support/radio.js';
+
+/**
+ * Icecast-protocol sources against the process `npm start` runs: Debian's ffmpeg publishes a sine
+ * as Ogg/Opus and as MP3 (PUT and the legacy SOURCE method); a WebRTC listener hears the tone.
+ */
+describe('Icecast-protocol ingest (ffmpeg → /ingest → WebRTC listener)', () => {
+  let radio: Awaited<ReturnType<typeof startRadioApi>>;
+  let api: Awaited<ReturnType<typeof startRadioApi>>['api'];
+  let owner: TestUser;
+  let port: number;
+  const running: FfmpegRun[] = [];
+
+  beforeAll(async () => {
+    radio = await startRadioApi({ RATE_LIMIT_JOIN_PER_MINUTE: '1000', LOG_LEVEL: 'info' });
+    ({ api, owner } = radio);
+    port = Number(new URL(api.url).port);
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const r of running) await r.stop();
+    await radio?.stop();
+  });
+
+  const current = async (id: string): Promise<Station> =>
+    (await (await fetch(`${api.url}/api/stations/${id}`)).json()) as Station;
+  const sourceUrl = (s: RadioStation, key = s.key) =>
+    `icecast://source:${key}@127.0.0.1:${port}${s.settings.icecast.mount}`;
+  const start = (run: FfmpegRun) => (running.push(run), run);
+  const waitStatus = (id: string, status: Station['status'], ms = 15_000) =>
+    waitUntil(async () => (await current(id)).status === status, ms, `station ${status}`);
+
+  /** A WebRTC listener hears `frequency` (and not the others) on the station. */
+  const expectTone = async (s: RadioStation, frequency: number) => {
+    const packets = await listenWebRtc(api.url, s.id, 4000);
+    expect(packets.length).toBeGreaterThan(50);
+    const pcm = decodeOpusMono(packets).subarray(48000 / 2); // past the decoder's start
+    const { at, elsewhere } = toneCheck(pcm, frequency);
+    expect(at).toBeGreaterThan(0.0005); // ffmpeg's sine is at 1/8 of full scale
+    expect(at).toBeGreaterThan(elsewhere * 100);
+  };
+
+  it('Ogg/Opus over PUT goes live untouched; a second source gets 403; metadata sets now playing; it ends after the grace', async () => {
+    const s = await createRadioStation(api.url, owner, 'Ice Opus');
+    expect(s.settings.icecast.mount).toBe(`/ingest/${owner.username}/ice-opus`);
+    const source = start(icecastSource(sourceUrl(s), { frequency: 440, format: 'ogg' }));
+    await waitStatus(s.id, 'live');
+    await expectTone(s, 440);
+
+    const second = await rawSource(port, {
+      path: s.settings.icecast.mount,
+      auth: `source:${s.key}`,
+      contentType: 'audio/ogg',
+    });
+    expect(second.status).toBe(403);
+    expect(JSON.parse(second.body)).toEqual({
+      error: 'Forbidden',
+      message: 'This station is already live from another source',
+    });
+    expect(source.child.exitCode).toBeNull();
+
+    const meta = await fetch(
+      `${api.url}/admin/metadata?mode=updinfo&mount=${encodeURIComponent(s.settings.icecast.mount)}&song=${encodeURIComponent('The Testers - Sine Of The Times')}`,
+      { headers: { Authorization: `Basic ${Buffer.from(`source:${s.key}`).toString('base64')}` } },
+    );
+    expect(meta.status).toBe(200);
+    expect(await meta.text()).toContain('<return>1</return>');
+    expect((await current(s.id)).nowPlaying).toEqual({
+      track: 'Sine Of The Times',
+      artist: 'The Testers',
+      album: null,
+    });
+    const badMeta = await fetch(
+      `${api.url}/admin/metadata?mode=updinfo&mount=${encodeURIComponent(s.settings.icecast.mount)}&song=x`,
+      {
+        headers: { Authorization: `Basic ${Buffer.from('source:rbsk_wrong').toString('base64')}` },
+      },
+    );
+    expect(badMeta.status).toBe(401);
+    expect(badMeta.headers.get('www-authenticate')).toMatch(/^Basic/);
+
+    await expectTone(s, 440); // the first source kept going
+    await source.stop();
+    await waitStatus(s.id, 'offline', 15_000);
+  }, 90_000);
+
+  it('MP3 over PUT is decoded and encoded to Opus', async () => {
+    const s = await createRadioStation(api.url, owner, 'Ice Mp3');
+    start(icecastSource(sourceUrl(s), { frequency: 660, format: 'mp3' }));
+    await waitStatus(s.id, 'live');
+    await expectTone(s, 660);
+  }, 60_000);
+
+  it('MP3 over the legacy SOURCE method (-legacy_icecast 1)', async () => {
+    const s = await createRadioStation(api.url, owner, 'Ice Legacy');
+    start(icecastSource(sourceUrl(s), { frequency: 880, format: 'mp3', legacy: true }));
+    await waitStatus(s.id, 'live');
+    await expectTone(s, 880);
+  }, 60_000);
+
+  it('refuses a wrong key (401 + WWW-Authenticate), an unknown mount (404) and other formats (415)', async () => {
+    const s = await createRadioStation(api.url, owner, 'Ice Refusals');
+    const wrong = await rawSource(port, {
+      path: s.settings.icecast.mount,
+      auth: 'source:rbsk_not-the-key',
+      contentType: 'audio/ogg',
+    });
+    expect(wrong.status).toBe(401);
+    expect(wrong.head).toMatch(/\r\nWWW-Authenticate: Basic realm="Radio Broadcaster"/);
+    expect(JSON.parse(wrong.body)).toEqual({
+      error: 'Unauthorized',
+      message: 'Invalid stream key',
+    });
+    const noAuth = await rawSource(port, { method: 'SOURCE', path: s.settings.icecast.mount });
+    expect(noAuth.status).toBe(401);
+    const unknown = await rawSource(port, {
+      path: `/ingest/${owner.username}/no-such-station`,
+      auth: `source:${s.key}`,
+      contentType: 'audio/ogg',
+    });
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.body).error).toBe('StationNotFoundError');
+    const aac = await rawSource(port, {
+      path: s.settings.icecast.mount,
+      auth: `source:${s.key}`,
+      contentType: 'audio/aac',
+    });
+    expect(aac.status).toBe(415);
+    expect(JSON.parse(aac.body).message).toBe(
+      'Unsupported Content-Type audio/aac: send audio/ogg (Opus) or audio/mpeg (MP3)',
+    );
+    // ffmpeg with the wrong key fails and says why
+    const bad = start(
+      icecastSource(sourceUrl(s, 'rbsk_nope'), { frequency: 440, format: 'ogg', seconds: 2 }),
+    );
+    expect(await bad.exited).not.toBe(0);
+    expect(bad.stderr()).toMatch(/401|Unauthorized/);
+    // the rest of the API is unaffected by all this
+    expect((await fetch(`${api.url}/health`)).status).toBe(200);
+    expect((await current(s.id)).status).toBe('offline');
+  }, 60_000);
+
+  it('closes garbage and non-Opus Ogg sources with a logged reason; the station stays offline', async () => {
+    const s = await createRadioStation(api.url, owner, 'Ice Garbage');
+    const garbage = await rawSource(port, {
+      path: s.settings.icecast.mount,
+      auth: `source:${s.key}`,
+      contentType: 'audio/ogg',
+      body: randomBytes(4096),
+    });
+    expect(garbage.status).toBe(200);
+    await garbage.closed;
+    const vorbis = start(
+      ffmpeg([
+        '-re',
+        '-f',
+        'lavfi',
+        '-i',
+        'sine=frequency=440:sample_rate=48000',
+        '-t',
+        '5',
+        '-c:a',
+        'libvorbis',
+        '-content_type',
+        'audio/ogg',
+        '-f',
+        'ogg',
+        sourceUrl(s),
+      ]),
+    );
+    await vorbis.exited;
+    await waitUntil(
+      async () => /not an Opus stream: it carries Vorbis/.test(api.output()),
+      5000,
+      'the Vorbis refusal in the log',
+    );
+    expect(api.output()).toMatch(/not an Ogg stream/);
+    expect((await current(s.id)).status).toBe('offline');
+  }, 60_000);
+
+  it('a source that stalls ends the broadcast after the timeout and grace; key rotation cuts a source off', async () => {
+    const s = await createRadioStation(api.url, owner, 'Ice Stall');
+    // two seconds of real Ogg/Opus, then silence on an open connection
+    const clip = ffmpeg([
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=440:sample_rate=48000',
+      '-t',
+      '2',
+      '-c:a',
+      'libopus',
+      '-page_duration',
+      '20000',
+      '-f',
+      'ogg',
+      'pipe:1',
+    ]);
+    const bytes: Buffer[] = [];
+    clip.child.stdout!.removeAllListeners('data');
+    clip.child.stdout!.on('data', (d: Buffer) => bytes.push(d));
+    await clip.exited;
+    const stalled = await rawSource(port, {
+      path: s.settings.icecast.mount,
+      auth: `source:${s.key}`,
+      contentType: 'audio/ogg',
+      body: Buffer.concat(bytes),
+    });
+    expect(stalled.status).toBe(200);
+    await waitStatus(s.id, 'live');
+    const t0 = Date.now();
+    await waitStatus(s.id, 'offline', 20_000);
+    expect(Date.now() - t0).toBeGreaterThan(3000);
+    await stalled.closed; // the server hung up on it
+
+    // rotation: the source using the old key is cut off, and the new key works
+    const source = start(icecastSource(sourceUrl(s), { frequency: 440, format: 'ogg' }));
+    await waitStatus(s.id, 'live');
+    const rotated = await fetch(`${api.url}/api/stations/stream-key/rotate`, {
+      method: 'POST',
+      headers: { ...owner.auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ stationId: s.id }),
+    });
+    const { streamKey } = (await rotated.json()) as { streamKey: string };
+    await source.exited;
+    await waitStatus(s.id, 'offline', 15_000);
+    const again = start(icecastSource(sourceUrl(s, streamKey), { frequency: 550, format: 'ogg' }));
+    await waitStatus(s.id, 'live');
+    await expectTone(s, 550);
+    await again.stop();
+  }, 90_000);
+});

@@ -1,0 +1,103 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The coturn configuration the README and the compose files document. */
+export const COTURN_CONF = fileURLToPath(
+  new URL('../../docker/coturn/turnserver.conf', import.meta.url),
+);
+
+export interface Coturn {
+  /** TCP and UDP port of the relay's listener (127.0.0.1). */
+  port: number;
+  secret: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** A port free for both TCP and UDP on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const srv = createServer();
+      srv.once('error', reject);
+      srv.listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as { port: number }).port;
+        srv.close(() => resolve(p));
+      });
+    });
+    const udpFree = await new Promise<boolean>((resolve) => {
+      const s = createSocket('udp4');
+      s.once('error', () => resolve(false));
+      s.bind(port, '127.0.0.1', () => s.close(() => resolve(true)));
+    });
+    if (udpFree) return port;
+  }
+}
+
+/** This machine's first non-loopback IPv4 address (what the relay may reach, unlike loopback). */
+export function hostAddress(): string {
+  for (const list of Object.values(networkInterfaces())) {
+    for (const i of list ?? []) if (i.family === 'IPv4' && !i.internal) return i.address;
+  }
+  throw new Error('no non-loopback IPv4 address on this machine: the TURN tests need one');
+}
+
+/**
+ * Debian's coturn with docker/coturn/turnserver.conf as it ships; only what a deployment passes on the
+ * command line differs (secret, allowed SFU address, ports).
+ */
+export async function startCoturn(opts: {
+  secret: string;
+  allowedPeers: string[];
+}): Promise<Coturn> {
+  const port = await freePort();
+  const relayBase = 50000 + Math.floor(Math.random() * 150) * 100;
+  const dir = mkdtempSync(join(tmpdir(), 'rb-coturn-'));
+  const args = [
+    '-c',
+    COTURN_CONF,
+    `--listening-port=${port}`,
+    '--listening-ip=127.0.0.1',
+    // relayed traffic leaves from the machine's address, as from a real relay
+    `--relay-ip=${hostAddress()}`,
+    '--no-tls',
+    '--no-dtls',
+    `--min-port=${relayBase}`,
+    `--max-port=${relayBase + 99}`,
+    `--static-auth-secret=${opts.secret}`,
+    ...opts.allowedPeers.map((ip) => `--allowed-peer-ip=${ip}`),
+    `--pidfile=${join(dir, 'turnserver.pid')}`,
+    `--userdb=${join(dir, 'turndb')}`,
+    '--verbose',
+  ];
+  const child: ChildProcess = spawn('turnserver', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const end = Date.now() + 15000;
+  const ready = () =>
+    out.includes(`TCP listener opened on : 127.0.0.1:${port}`) &&
+    out.includes(`UDP listener opened on: 127.0.0.1:${port}`) &&
+    /Total (General|UDP) servers/.test(out);
+  while (!ready()) {
+    if (child.exitCode !== null) throw new Error(`turnserver exited:\n${out}`);
+    if (Date.now() > end) throw new Error(`turnserver did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    port,
+    secret: opts.secret,
+    output: () => out,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}

@@ -1,0 +1,296 @@
+import {
+  RECORDING_LIMITS,
+  type Recording,
+  type RecordingSetting,
+  type Station,
+  UpdateRecordingRequest,
+} from '@radiobroadcaster/contracts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
+import { useId, useState } from 'react';
+import { toast } from 'sonner';
+import { audienceApi, recordingAudioPath } from '../../lib/audience-api';
+import { recordingKeys, recordingQueries } from '../../queries/recordings.queries';
+import { ConfirmDialog } from '../ConfirmDialog';
+import { Field, Form, FormError, SubmitButton } from '../form';
+import { formatDuration, formatSize, formatWhen } from '../Replays';
+import '../audience.css';
+import { isOnAir } from '../StationView';
+
+/** Retention choices; a value set through the API that is not here is shown as well. */
+const RETENTION = [null, 7, 30, 90, 365] as const;
+
+function retentionText(days: number | null): string {
+  return days === null ? 'Keep them until I delete them' : `Delete them after ${days} days`;
+}
+
+/**
+ * Recording of the station's broadcasts (off by default), how long recordings are kept, and the
+ * recordings themselves: rename, publish or unpublish, delete. A recording that stopped early (a
+ * full disk) says so here while the broadcast goes on.
+ */
+export function RecordingsCard({ station }: { station: Station }) {
+  const queryClient = useQueryClient();
+  const onAir = isOnAir(station);
+  const setting = useQuery(recordingQueries.setting(station.id));
+  const list = useQuery({
+    ...recordingQueries.list(station.id),
+    // While on air a recording may start, stop early or finish: follow it.
+    refetchInterval: (q) =>
+      onAir || q.state.data?.some((r) => r.status === 'recording') ? 3_000 : false,
+  });
+  const save = useMutation({
+    mutationFn: (s: Omit<RecordingSetting, 'stationId'>) =>
+      audienceApi.recordings.saveSetting({ stationId: station.id, ...s }),
+    meta: { errorTitle: 'Could not save the recording setting' },
+    // The switch moves at once; a refusal puts it back.
+    onMutate: (next) =>
+      queryClient.setQueryData(recordingKeys.setting(station.id), {
+        stationId: station.id,
+        ...next,
+      }),
+    onError: () => queryClient.invalidateQueries({ queryKey: recordingKeys.setting(station.id) }),
+    onSettled: () => setShownEnabled(null),
+    onSuccess: (s) => {
+      queryClient.setQueryData(recordingKeys.setting(station.id), s);
+      toast.success(s.enabled ? 'Recording is on' : 'Recording is off', {
+        description: s.enabled
+          ? 'Your next broadcasts are recorded and published as replays.'
+          : 'Broadcasts are no longer recorded.',
+      });
+    },
+  });
+  // What the switch shows from the click until the save settles: React puts a controlled checkbox
+  // back at once, before the query cache (updated in onMutate, a tick later) catches up.
+  const [shownEnabled, setShownEnabled] = useState<boolean | null>(null);
+  const toggleId = useId();
+  const retentionId = useId();
+  const s = setting.data;
+  const recordings = list.data ?? [];
+  const latest = recordings[0];
+  const options: (number | null)[] = [...RETENTION];
+  if (s && !options.includes(s.retentionDays)) options.push(s.retentionDays);
+
+  return (
+    <section className="card" aria-labelledby="recordings-title" data-testid="studio-recordings">
+      <h2 id="recordings-title">Recordings</h2>
+      <p className="muted small">
+        Off unless you turn it on: everyone you put on air is recorded too (ask your guests first),
+        and recordings take disk space. When on, each broadcast is saved as Ogg/Opus and published
+        as a replay on your station page when it ends; unpublish any of them below.
+      </p>
+      {latest?.status === 'failed' && latest.error ? (
+        <p className="notice notice-warn" role="alert" data-testid="recording-problem">
+          <strong>The {latest.endedAt ? 'last' : 'current'} recording stopped.</strong>{' '}
+          {latest.error}
+        </p>
+      ) : null}
+      {s ? (
+        <div className="recording-settings">
+          <label className="check" htmlFor={toggleId}>
+            <input
+              id={toggleId}
+              type="checkbox"
+              checked={shownEnabled ?? s.enabled}
+              disabled={save.isPending}
+              onChange={(e) => {
+                setShownEnabled(e.target.checked);
+                save.mutate({ enabled: e.target.checked, retentionDays: s.retentionDays });
+              }}
+              data-testid="recording-enabled"
+            />
+            Record my broadcasts
+          </label>
+          <div className="field">
+            <label htmlFor={retentionId}>Old recordings</label>
+            <select
+              id={retentionId}
+              className="input"
+              value={s.retentionDays === null ? '' : String(s.retentionDays)}
+              disabled={save.isPending}
+              onChange={(e) =>
+                save.mutate({
+                  enabled: s.enabled,
+                  retentionDays: e.target.value === '' ? null : Number(e.target.value),
+                })
+              }
+              data-testid="recording-retention"
+            >
+              {options.map((d) => (
+                <option key={d ?? 'forever'} value={d === null ? '' : String(d)}>
+                  {retentionText(d)}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+      ) : (
+        <p className="muted small">Loading…</p>
+      )}
+      {list.isSuccess && recordings.length === 0 ? (
+        <p className="muted small" data-testid="recordings-empty">
+          No recordings yet.
+        </p>
+      ) : (
+        <ul className="list recordings-list" aria-label="Recordings">
+          {recordings.map((r) => (
+            <RecordingRow key={r.id} recording={r} station={station} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+const STATUS: Record<Recording['status'], { text: string; cls: string }> = {
+  recording: { text: 'Recording…', cls: 'pill-wait' },
+  ready: { text: 'Ready', cls: 'pill-ok' },
+  failed: { text: 'Stopped early', cls: 'pill-bad' },
+};
+
+function RecordingRow({ recording: r, station }: { recording: Recording; station: Station }) {
+  const queryClient = useQueryClient();
+  const [renaming, setRenaming] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: recordingKeys.all(station.id) });
+  const update = useMutation({
+    mutationFn: (req: UpdateRecordingRequest) => audienceApi.recordings.update(req),
+    meta: { errorToast: false },
+    onSuccess: async (next, req) => {
+      setRenaming(false);
+      await refresh();
+      toast.success(
+        req.published === undefined
+          ? 'Recording renamed'
+          : next.published
+            ? 'Replay published'
+            : 'Replay unpublished',
+        { description: next.title },
+      );
+    },
+  });
+  const remove = useMutation({
+    mutationFn: () => audienceApi.recordings.remove(r.id),
+    meta: { errorTitle: 'Could not delete the recording' },
+    onSuccess: async () => {
+      setConfirming(false);
+      await refresh();
+      toast.success('Recording deleted', { description: r.title });
+    },
+  });
+  const status = STATUS[r.status];
+  const going = r.status === 'recording';
+  return (
+    <li
+      className="recording"
+      data-testid="recording"
+      data-recording-id={r.id}
+      data-status={r.status}
+      data-published={r.published}
+    >
+      <div className="grow">
+        {going ? (
+          <strong data-testid="recording-title">{r.title}</strong>
+        ) : (
+          <Link
+            to="/$username/$stationSlug/replays/$recordingId"
+            params={{
+              username: station.broadcaster.username,
+              stationSlug: station.slug,
+              recordingId: r.id,
+            }}
+            data-testid="recording-title"
+          >
+            <strong>{r.title}</strong>
+          </Link>
+        )}
+        <p className="muted small recording-meta">
+          {formatWhen(r.startedAt)} · {formatDuration(r.durationSeconds)} ·{' '}
+          {formatSize(r.sizeBytes)} <span className={`pill ${status.cls}`}>{status.text}</span>{' '}
+          {going ? null : (
+            <span className={`pill ${r.published ? 'pill-ok' : 'pill-wait'}`}>
+              {r.published ? 'Published' : 'Private'}
+            </span>
+          )}
+        </p>
+        {r.status === 'failed' && r.error ? (
+          <p className="small field-error" data-testid="recording-error">
+            {r.error}
+          </p>
+        ) : null}
+        {renaming ? (
+          <Form
+            schema={UpdateRecordingRequest}
+            toRequest={(v) => ({ recordingId: r.id, title: v.title ?? '' })}
+            onSubmit={(req) => update.mutate(req)}
+            error={update.error}
+            pending={update.isPending}
+            aria-label={`Rename ${r.title}`}
+            className="inline-form"
+          >
+            <Field
+              label="Title"
+              name="title"
+              maxLength={RECORDING_LIMITS.titleMax}
+              defaultValue={r.title}
+              hint="Empty: the station's name and the date."
+            />
+            <FormError />
+            <SubmitButton pendingLabel="Saving…" data-testid="recording-rename-save">
+              Save
+            </SubmitButton>
+            <button type="button" className="btn" onClick={() => setRenaming(false)}>
+              Cancel
+            </button>
+          </Form>
+        ) : null}
+      </div>
+      {going ? null : (
+        <div className="actions recording-actions">
+          <button
+            type="button"
+            className="btn btn-sm"
+            onClick={() => setRenaming(true)}
+            disabled={renaming}
+            data-testid="recording-rename"
+          >
+            Rename
+          </button>
+          <button
+            type="button"
+            className="btn btn-sm"
+            onClick={() => update.mutate({ recordingId: r.id, published: !r.published })}
+            disabled={update.isPending}
+            data-testid="recording-publish"
+          >
+            {r.published ? 'Unpublish' : 'Publish'}
+          </button>
+          <a className="btn btn-sm" href={recordingAudioPath(r.id, true)} download>
+            Download
+          </a>
+          <button
+            type="button"
+            className="btn btn-sm btn-danger"
+            onClick={() => setConfirming(true)}
+            data-testid="recording-delete"
+          >
+            Delete…
+          </button>
+        </div>
+      )}
+      <ConfirmDialog
+        open={confirming}
+        title={`Delete “${r.title}”?`}
+        confirmLabel="Delete recording"
+        pendingLabel="Deleting…"
+        pending={remove.isPending}
+        onConfirm={() => remove.mutate()}
+        onCancel={() => setConfirming(false)}
+        returnFocus={() => document.querySelector<HTMLElement>('#recordings-title')}
+        data-testid="recording-delete-dialog"
+      >
+        <p>The file is deleted and its replay page stops working. This cannot be undone.</p>
+      </ConfirmDialog>
+    </li>
+  );
+}

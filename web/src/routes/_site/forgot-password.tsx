@@ -1,0 +1,71 @@
+import { RequestPasswordResetRequest } from '@radiobroadcaster/contracts';
+import { useMutation } from '@tanstack/react-query';
+import { Link, createFileRoute } from '@tanstack/react-router';
+import { useEffect, useRef } from 'react';
+import { Field, Form, FormError, SubmitButton } from '../../components/form';
+import { api } from '../../lib/api';
+import { pageMeta, withSuffix } from '../../lib/seo';
+
+export const Route = createFileRoute('/_site/forgot-password')({
+  head: () => ({
+    meta: pageMeta({
+      title: withSuffix('Reset your password'),
+      description: 'Get a link to choose a new password.',
+    }),
+  }),
+  component: ForgotPasswordPage,
+});
+
+function ForgotPasswordPage() {
+  const request = useMutation({
+    mutationFn: (req: RequestPasswordResetRequest) => api.auth.requestPasswordReset(req),
+    meta: { errorToast: false },
+  });
+  const done = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (request.isSuccess) done.current?.focus();
+  }, [request.isSuccess]);
+  return (
+    <div className="container narrow page">
+      <div className="card account-card">
+        {request.isSuccess ? (
+          <section aria-labelledby="sent-title" data-testid="reset-requested">
+            <h1 id="sent-title" ref={done} tabIndex={-1}>
+              Check your inbox
+            </h1>
+            <p>
+              If an account uses <strong>{request.variables.email}</strong>, a link to choose a new
+              password is on its way. It works once, for 1 hour.
+            </p>
+            <div className="actions">
+              <Link to="/signin" className="btn">
+                Back to sign in
+              </Link>
+            </div>
+          </section>
+        ) : (
+          <>
+            <h1>Reset your password</h1>
+            <p className="muted">
+              Enter the email address of your account and we will mail you a link to choose a new
+              password.
+            </p>
+            <Form
+              schema={RequestPasswordResetRequest}
+              onSubmit={(req) => request.mutate(req)}
+              error={request.error}
+              pending={request.isPending}
+              aria-label="Reset your password"
+            >
+              <Field label="Email" name="email" type="email" autoComplete="email" required />
+              <FormError />
+              <SubmitButton pendingLabel="Sending…" data-testid="reset-request-submit">
+                Mail me a link
+              </SubmitButton>
+            </Form>
+          </>
+        )}
+      </div>
+    </div>
+  );
+}
