@@ -111,6 +111,9 @@ describe('HTTP listening (/listen/…ogg, .mp3, .m3u, .pls)', () => {
     // the burst: a second of audio at once, so players start at once
     const t0 = Date.now();
     const res = await fetch(listenUrl(s));
+    // the stream as Icecast sends it: no chunk framing, ended by closing the connection
+    expect(res.headers.get('transfer-encoding')).toBeNull();
+    expect(res.headers.get('connection')).toBe('close');
     const reader = res.body!.getReader();
     let bytes = 0;
     while (bytes < 8000) bytes += (await reader.read()).value?.length ?? 0;

@@ -170,7 +170,7 @@ class HttpListeners {
     });
   }
 
-  /** Chunked encoding frames the stream: pages are found by their capture pattern. */
+  /** Pages are found by their capture pattern (a read may hold several, or part of one). */
   private measure(d: Buffer): void {
     const at = now();
     let pos = d.indexOf('OggS');
@@ -363,12 +363,16 @@ async function run(pgAdmin: string): Promise<RunResult> {
     const b0 = now();
     await new Promise((r) => setTimeout(r, HOLD_S * 1000));
     const baseCpu = ((cpuSeconds(api.pid) - base0) / ((now() - b0) / 1000)) * 100;
-    steps.push(['0', '0', '0', '0', fmt(baseCpu, 1), 'baseline']);
+    steps.push(['0', '0', '0', '', '0', fmt(baseCpu, 1), '', '', 'baseline']);
     for (const target of STEPS) {
+      const rampFrom = listeners.sockets.length;
+      const ramp0 = now();
       await listeners.add(target - listeners.sockets.length);
+      const joinsPerS = (listeners.sockets.length - rampFrom) / ((now() - ramp0) / 1000);
       await new Promise((r) => setTimeout(r, 1500)); // settle
       listeners.latencies.length = 0;
       const cpu0 = cpuSeconds(api.pid);
+      const gen0 = process.cpuUsage();
       const t0 = now();
       let starved = 0;
       while (now() - t0 < HOLD_S * 1000) {
@@ -376,14 +380,20 @@ async function run(pgAdmin: string): Promise<RunResult> {
         starved = Math.max(starved, listeners.starved(1000));
       }
       const cpuPct = ((cpuSeconds(api.pid) - cpu0) / ((now() - t0) / 1000)) * 100;
+      const gen = process.cpuUsage(gen0);
+      const genPct = ((gen.user + gen.system) / 1000 / (now() - t0)) * 100;
+      const stepLatency = [...listeners.latencies].sort((a, b) => a - b);
       const connected = listeners.sockets.length;
       const ok = starved === 0 && connected >= target * 0.99;
       steps.push([
         fmt(target),
         fmt(connected),
         fmt(listeners.failed),
+        fmt(joinsPerS),
         fmt(starved),
         fmt(cpuPct, 1),
+        fmt(genPct, 1),
+        `${fmt(quantile(stepLatency, 0.5))} / ${fmt(quantile(stepLatency, 0.95))}`,
         ok ? 'held' : 'NOT held',
       ]);
       if (!ok) break;
@@ -433,7 +443,17 @@ async function main(): Promise<void> {
     console.log(`\nrun ${i + 1}`);
     console.log(
       table(
-        ['listeners', 'connected', 'failed attempts', 'starved>1s', 'server CPU %', ''],
+        [
+          'listeners',
+          'connected',
+          'failed attempts',
+          'joins/s',
+          'starved>1s',
+          'server CPU %',
+          'load generator CPU %',
+          'latency p50 / p95 ms',
+          '',
+        ],
         r.steps,
       ),
     );

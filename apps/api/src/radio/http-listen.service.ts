@@ -25,8 +25,11 @@ import { StreamKeysService } from './stream-keys.service.js';
 
 /** Audio sent at once to a new listener, so players start without waiting for their buffer. */
 const BURST_MS = 1000;
-/** Pages are written to listeners in batches of this long (fewer writes; latency stays low). */
-const BATCH_MS = 100;
+/**
+ * Pages are written to listeners in batches of this long: each batch is one write per listener,
+ * the cost that decides how many listeners a core holds; players buffer far more than this.
+ */
+const BATCH_MS = 200;
 /** A listener with this much unsent data is too slow (or gone) and is dropped. */
 const MAX_BACKLOG_BYTES = 512 * 1024;
 /** Station lookups by address are reused this long (many listeners arrive together). */
@@ -314,6 +317,9 @@ export class HttpListen implements OnModuleDestroy {
           ErrorTag.StationNotActive,
           'This station is not currently broadcasting',
         );
+      // The stream as it is, ended by closing the connection, as Icecast sends it: no chunk framing,
+      // so each batch is one write to the socket.
+      res.useChunkedEncodingByDefault = false;
       res.writeHead(200, {
         'Content-Type': CONTENT_TYPES[format],
         'Cache-Control': 'no-store',
