@@ -39,11 +39,12 @@ export interface MediaEngineOptions {
 }
 
 /**
- * Listeners one shard (one core) is allowed by default: the measured send path costs ~14 µs per
- * packet per listener (~1,450 listeners per core at 50 packets/s); an overloaded engine loses
- * its publisher legs for good, so the default keeps ~30 % headroom.
+ * Listeners one shard (one core) is allowed by default: measured with the SFU pinned to one core
+ * (bench:sfu, SRTP AES-CM as browsers negotiate), a listener costs ~19 µs per packet, ~1,050 listeners
+ * at 100 % of the core; past ~90 % the listeners' ICE consent lapses and most of them drop at once, so
+ * the default keeps ~30 % headroom.
  */
-export const LISTENERS_PER_SHARD = 1000;
+export const LISTENERS_PER_SHARD = 750;
 
 export interface SessionAnswer {
   sessionId: string;

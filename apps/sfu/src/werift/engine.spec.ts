@@ -269,9 +269,9 @@ describe('werift media engine (in-thread shard)', () => {
     }
   });
 
-  test('admits 1,000 listeners per shard by default, as many as asked, or any number with 0', async () => {
+  test('admits 750 listeners per shard by default, as many as asked, or any number with 0', async () => {
     expect(engine.stats().maxListeners).toBe(LISTENERS_PER_SHARD);
-    expect(LISTENERS_PER_SHARD).toBe(1000);
+    expect(LISTENERS_PER_SHARD).toBe(750);
     const engines = await Promise.all([
       createWeriftEngine({ shards: 0, maxListeners: 0 }),
       createWeriftEngine({ shards: 0, maxListeners: 250 }),
