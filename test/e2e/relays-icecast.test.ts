@@ -158,7 +158,7 @@ describe('outbound relays into a stock icecast2', () => {
     expect(heard.at).toBeGreaterThan(heard.elsewhere * 20);
   }, 120_000);
 
-  it('pushes MP3 to a Shoutcast-protocol server; ffmpeg hears the tone there', async () => {
+  it('pushes MP3 to a Shoutcast-protocol server; ffmpeg hears the tone there; MP3 relays show now playing as their title', async () => {
     const sc = await call<Relay>('/api/stations/relays', {
       stationId: station.id,
       kind: 'shoutcast',
@@ -184,6 +184,43 @@ describe('outbound relays into a stock icecast2', () => {
     expect(mount?.server_type).toBe('audio/mpeg');
     const heard = toneCheck(await ffmpegListen(`${icecast.url}/sc`, 3), TONE_HZ);
     expect(heard.at).toBeGreaterThan(heard.elsewhere * 20);
+
+    // Now playing reaches MP3 relays' listeners as their title, changes included: Shoutcast's
+    // admin.cgi, and Icecast's /admin/metadata for an Icecast MP3 relay beside it.
+    const mp3 = await call<Relay>('/api/stations/relays', {
+      stationId: station.id,
+      kind: 'icecast',
+      url: icecast.url,
+      mount: '/relay.mp3',
+      format: 'mp3',
+      password: icecast.sourcePassword,
+    });
+    await until(
+      'the Icecast MP3 relay to go live',
+      () => relay(mp3.id),
+      (r) => r.status.state === 'live',
+      20_000,
+    );
+    const titles = async () => {
+      const list = icecastSources(await icecast.status());
+      const of = (end: string) => list.find((s) => s.listenurl.endsWith(end))?.title;
+      return `${of('/sc')} | ${of('/relay.mp3')}`;
+    };
+    await call('/api/stations/now-playing', {
+      stationId: station.id,
+      track: 'Blue in Green',
+      artist: 'Miles Davis',
+    });
+    await until(
+      'icecast2 to show the title',
+      titles,
+      (t) => t === 'Miles Davis - Blue in Green | Miles Davis - Blue in Green',
+      10_000,
+    );
+    await call('/api/stations/now-playing', { stationId: station.id, track: 'So What' });
+    await until('icecast2 to show the new title', titles, (t) => t === 'So What | So What', 10_000);
+    await call(`/api/stations/relays/${mp3.id}`, undefined, 'DELETE');
+
     await call(`/api/stations/relays/${sc.id}`, undefined, 'DELETE');
     await until(
       'icecast2 to lose the Shoutcast source',

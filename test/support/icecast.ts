@@ -34,6 +34,8 @@ export interface IcecastSource {
   listenurl: string;
   server_type?: string;
   server_name?: string;
+  /** The title its source set (metadata updates), when there is one. */
+  title?: string | null;
   total_bytes_read?: number;
 }
 export interface IcecastStatus {
@@ -144,6 +146,7 @@ export async function startIcecast(
           listenurl: part.slice(0, part.indexOf('"')),
           server_type: field(part, 'server_type'),
           server_name: field(part, 'server_name'),
+          title: field(part, 'title'),
         }));
         return { icestats: { source } };
       }

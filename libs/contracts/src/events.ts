@@ -1,3 +1,4 @@
+import type { Relay } from './radio.js';
 import type { NowPlaying, StationStatus } from './station.js';
 
 /** The internal event bus: one typed map, Redis pub/sub or in-process. */
@@ -22,6 +23,13 @@ export interface EventMap {
   'station.listeners': { stationId: string; viewerCount: number };
   /** HTTP stream listeners of a station on one API node (`node`); presence adds them up. */
   'station.httpListeners': { stationId: string; node: string; count: number };
+  /** A relay was added, changed or removed: the node pushing its station starts it over. */
+  'relay.changed': { stationId: string; relayId: string };
+  /**
+   * The status of a relay the node pushing its station sends (on change, and every few seconds while
+   * it runs), so every node shows it; `null`: it stopped.
+   */
+  'relay.status': { stationId: string; relayId: string; status: Relay['status'] | null };
   /** The owner rotated the stream key: sources that authenticated with the old one are cut off. */
   'station.streamKeyRotated': { stationId: string };
   /** The broadcaster's name or username changed: every station of theirs shows it. */

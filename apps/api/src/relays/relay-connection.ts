@@ -194,3 +194,37 @@ export function connectRelay(t: RelayTarget, timeoutMs = 10_000): Promise<Socket
       return connectShoutcast(t, timeoutMs);
   }
 }
+
+/**
+ * Sets the title an MP3 relay's listeners see ("Artist - Track"), as encoders do: Icecast and
+ * AzuraCast take `GET /admin/metadata?mode=updinfo` with the source credentials, Shoutcast 2 takes
+ * `GET /admin.cgi?mode=updinfo` with the source password. Ogg streams carry their titles in the
+ * stream itself, and these servers refuse updates for them.
+ */
+export async function sendRelayTitle(
+  t: RelayTarget,
+  song: string,
+  timeoutMs = 5000,
+): Promise<void> {
+  const url = new URL(t.url);
+  const base = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  const query = new URLSearchParams({ mode: 'updinfo', song: song.slice(0, 400) });
+  const headers: Record<string, string> = { 'User-Agent': 'RadioBroadcaster-relay/1' };
+  let path: string;
+  if (t.kind === 'shoutcast') {
+    const sid = /^\/?(\d+)$/.exec(t.mount)?.[1] ?? '1';
+    query.set('sid', sid);
+    query.set('pass', t.password);
+    path = '/admin.cgi';
+  } else {
+    query.set('mount', `${url.pathname.replace(/\/+$/, '')}/${t.mount.replace(/^\/+/, '')}`);
+    headers.Authorization = `Basic ${Buffer.from(`${t.username}:${t.password}`).toString('base64')}`;
+    path = '/admin/metadata';
+  }
+  const res = await fetch(`${base}${path}?${query}`, {
+    headers,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  await res.body?.cancel();
+  if (!res.ok) throw new Error(`the server refused the title (${res.status})`);
+}

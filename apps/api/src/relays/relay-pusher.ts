@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { OggOpusWriter, OpusToMp3, opusPacketSamples } from '@radiobroadcaster/audio';
 import type { Relay, RelayState } from '@radiobroadcaster/contracts';
-import { connectRelay, type RelayTarget } from './relay-connection.js';
+import { connectRelay, type RelayTarget, sendRelayTitle } from './relay-connection.js';
 
 export interface RelayPusherOptions {
   /** First retry delay; doubles per failure up to `maxBackoffMs` (defaults 1 s and 30 s). */
@@ -37,6 +37,8 @@ export class RelayPusher {
   private unsubscribe: (() => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** The station's now playing as a title ("Artist - Track"), sent to MP3 targets. */
+  private title: string | null = null;
   private readonly opts: Required<RelayPusherOptions>;
 
   constructor(
@@ -74,6 +76,21 @@ export class RelayPusher {
       since: this.state === 'live' ? (this.since?.toISOString() ?? null) : null,
       bytesSent: this.bytesSent,
     };
+  }
+
+  /** The station's now playing changed: an MP3 target shows it to its listeners (when live). */
+  setTitle(title: string | null): void {
+    if (title === this.title) return;
+    this.title = title;
+    if (this.state === 'live') this.sendTitle();
+  }
+
+  private sendTitle(): void {
+    if (this.target.format !== 'mp3' || !this.title) return;
+    // A target that refuses titles keeps the audio: this is logged, never a failure of the relay.
+    sendRelayTitle(this.target, this.title).catch((err: Error) =>
+      this.log(`relay ${this.where()}: title not updated: ${err.message}`),
+    );
   }
 
   /** Ends the stream cleanly (Ogg end-of-stream page, MP3 tail) and stops retrying. */
@@ -133,6 +150,7 @@ export class RelayPusher {
     socket.once('error', (err) => lost(`connection lost: ${err.message}`));
     socket.once('close', () => lost('the server closed the connection'));
     if (this.target.format === 'ogg') this.write(this.oggHeaders!);
+    this.sendTitle();
   }
 
   private oggHeaders: Buffer | null = null;

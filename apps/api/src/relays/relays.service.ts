@@ -11,6 +11,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import {
   type CreateRelayRequest,
   CreateRelayRequest as CreateRelaySchema,
+  type NowPlaying,
   type Relay,
   RELAY_LIMITS,
   type RelayFormat,
@@ -39,10 +40,17 @@ function defaultFormat(kind: RelayKind): RelayFormat {
 const normaliseMount = (kind: RelayKind, mount: string) =>
   kind === 'shoutcast' && mount === '' ? '/1' : mount.startsWith('/') ? mount : `/${mount}`;
 
+/** How often a running relay's status is checked, and sent again even when unchanged. */
+const STATUS_CHECK_MS = 2000;
+const STATUS_REFRESH_MS = 10_000;
+/** A status another node sent is shown this long without news (that node may be gone). */
+const STATUS_TTL_MS = 30_000;
+
 /**
  * Outbound relays: owners keep a list per station (passwords encrypted at rest, never returned), and
  * while a station is live on this node each enabled relay is pushed by a {@link RelayPusher} fed
- * from the media engine's packet tap, whatever the station's source (studio, WHIP, Icecast).
+ * from the media engine's packet tap, whatever the station's source (studio, WHIP, Icecast). Changes
+ * and statuses go over the event bus, so every node shows and edits a relay another node pushes.
  */
 @Injectable()
 export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeApplicationShutdown {
@@ -51,6 +59,11 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
   /** Stations live on this node (their publisher is here) → their running pushers by relay id. */
   private readonly live = new Map<string, Map<string, RelayPusher>>();
   private readonly off: (() => void)[] = [];
+  /** Statuses of relays other nodes push, by relay id. */
+  private readonly remote = new Map<string, { status: RelayStatus; at: number }>();
+  /** What was last sent of each relay this node pushes (its status without the byte count). */
+  private readonly sent = new Map<string, { key: string; at: number }>();
+  private statusTimer: NodeJS.Timeout | null = null;
 
   constructor(
     @InjectRepository(StationRelayEntity) private readonly repo: Repository<StationRelayEntity>,
@@ -71,11 +84,46 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
       this.bus.subscribe('station.offline', ({ stationId }) => this.stopStation(stationId)),
       this.bus.subscribe('station.ended', ({ stationId }) => this.stopStation(stationId)),
       this.bus.subscribe('station.deleted', ({ stationId }) => this.stopStation(stationId)),
+      this.bus.subscribe('station.nowPlaying', ({ stationId, nowPlaying }) => {
+        for (const p of this.live.get(stationId)?.values() ?? []) p.setTitle(titleOf(nowPlaying));
+      }),
+      this.bus.subscribe('relay.changed', ({ stationId, relayId }) => {
+        void this.changed(stationId, relayId);
+      }),
+      this.bus.subscribe('relay.status', ({ relayId, status }, { local }) => {
+        if (local) return;
+        if (status) this.remote.set(relayId, { status, at: Date.now() });
+        else this.remote.delete(relayId);
+      }),
     );
+    this.statusTimer = setInterval(() => this.sendStatuses(), STATUS_CHECK_MS);
+    this.statusTimer.unref();
   }
 
   onModuleDestroy(): void {
     for (const off of this.off.splice(0)) off();
+    if (this.statusTimer) clearInterval(this.statusTimer);
+  }
+
+  /** Each running relay's status, when it changed or has not been sent for a while. */
+  private sendStatuses(): void {
+    const now = Date.now();
+    for (const [stationId, pushers] of this.live) {
+      for (const [relayId, pusher] of pushers) {
+        const status = pusher.status();
+        const key = JSON.stringify({ ...status, bytesSent: 0 });
+        const last = this.sent.get(relayId);
+        if (last && last.key === key && now - last.at < STATUS_REFRESH_MS) continue;
+        this.sent.set(relayId, { key, at: now });
+        this.publishStatus(stationId, relayId, status);
+      }
+    }
+  }
+
+  private publishStatus(stationId: string, relayId: string, status: RelayStatus | null): void {
+    void this.bus
+      .publish('relay.status', { stationId, relayId, status })
+      .catch((err: Error) => this.logger.warn(`relay status: ${err.message}`));
   }
 
   beforeApplicationShutdown(): void {
@@ -112,7 +160,7 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
     });
     await this.repo.insert(row);
     const saved = await this.repo.findOneByOrFail({ id });
-    this.restart(saved);
+    await this.announce(saved);
     return this.view(saved);
   }
 
@@ -133,14 +181,21 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
     if (req.enabled !== undefined) next.enabled = req.enabled;
     if (Object.keys(next).length > 0) await this.repo.update({ id: row.id }, next);
     const saved = await this.repo.findOneByOrFail({ id: row.id });
-    this.restart(saved);
+    await this.announce(saved);
     return this.view(saved);
   }
 
   async remove(userId: string, relayId: string): Promise<void> {
     const row = await this.owned(userId, relayId);
     await this.repo.delete({ id: row.id });
-    this.stopRelay(row.stationId, row.id);
+    await this.announce(row);
+  }
+
+  /** Tells every node (this one included) that a relay changed: the one pushing it starts it over. */
+  private async announce(row: StationRelayEntity): Promise<void> {
+    await this.bus
+      .publish('relay.changed', { stationId: row.stationId, relayId: row.id })
+      .catch((err: Error) => this.logger.warn(`relay change: ${err.message}`));
   }
 
   /** Running pushers on this node (metrics, tests). */
@@ -156,13 +211,16 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
 
   private view(r: StationRelayEntity): Relay {
     const pusher = this.live.get(r.stationId)?.get(r.id);
-    const status: RelayStatus = pusher?.status() ?? {
-      state: r.enabled ? 'idle' : 'disabled',
-      lastError: null,
-      retryAt: null,
-      since: null,
-      bytesSent: 0,
-    };
+    const remote = this.remote.get(r.id);
+    const fresh = remote && Date.now() - remote.at < STATUS_TTL_MS ? remote.status : undefined;
+    const status: RelayStatus = pusher?.status() ??
+      (r.enabled ? fresh : undefined) ?? {
+        state: r.enabled ? 'idle' : 'disabled',
+        lastError: null,
+        retryAt: null,
+        since: null,
+        bytesSent: 0,
+      };
     return {
       id: r.id,
       stationId: r.stationId,
@@ -190,21 +248,31 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
 
   private stopStation(stationId: string): void {
     const pushers = this.live.get(stationId);
+    if (!pushers) return;
+    for (const relayId of [...pushers.keys()]) this.stopRelay(stationId, relayId);
     this.live.delete(stationId);
-    for (const p of pushers?.values() ?? []) p.stop();
   }
 
-  /** A changed relay of a live station starts over with its new settings. */
-  private restart(row: StationRelayEntity): void {
-    if (!this.live.has(row.stationId)) return;
-    this.stopRelay(row.stationId, row.id);
-    if (row.enabled) void this.startRelay(row);
+  /** A changed relay of a station live here starts over with its new settings (or stops). */
+  private async changed(stationId: string, relayId: string): Promise<void> {
+    if (!this.live.has(stationId)) return;
+    this.stopRelay(stationId, relayId);
+    try {
+      const row = await this.repo.findOneBy({ id: relayId });
+      if (row?.enabled) await this.startRelay(row);
+    } catch (err) {
+      this.logger.warn(`relay ${relayId} not restarted: ${(err as Error).message}`);
+    }
   }
 
   private stopRelay(stationId: string, relayId: string): void {
     const pushers = this.live.get(stationId);
-    pushers?.get(relayId)?.stop();
-    pushers?.delete(relayId);
+    const pusher = pushers?.get(relayId);
+    if (!pusher) return;
+    pusher.stop();
+    pushers!.delete(relayId);
+    this.sent.delete(relayId);
+    this.publishStatus(stationId, relayId, null);
   }
 
   private async startRelay(row: StationRelayEntity): Promise<void> {
@@ -231,6 +299,11 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
       this.pusherOptions,
     );
     pushers.set(row.id, pusher);
+    pusher.setTitle(
+      station.nowPlayingTrack
+        ? titleOf({ track: station.nowPlayingTrack, artist: station.nowPlayingArtist })
+        : null,
+    );
     if (password === null) {
       pusher.unusable(
         "the saved password can no longer be read (the server's secret changed): enter it again",
@@ -239,6 +312,12 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
     }
     pusher.start();
   }
+}
+
+/** Now playing as the one line radio servers show: "Artist - Track". */
+function titleOf(np: Pick<NowPlaying, 'track' | 'artist'> | null): string | null {
+  if (!np) return null;
+  return np.artist ? `${np.artist} - ${np.track}` : np.track;
 }
 
 function checkFormat(kind: RelayKind, format: RelayFormat): void {

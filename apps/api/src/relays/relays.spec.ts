@@ -1,7 +1,24 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import type { INestApplication } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { CreateStationResponse, Relay, RelaysResponse } from '@radiobroadcaster/contracts';
+import type {
+  CreateStationResponse,
+  Relay,
+  RelaysResponse,
+  StationStateEvent,
+} from '@radiobroadcaster/contracts';
 import request from 'supertest';
-import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
+import { createApp } from '../bootstrap.js';
+import { EventBus } from '../events/event-bus.js';
+import {
+  createTestDatabase,
+  signUp,
+  startTestApp,
+  testConfig,
+  TEST_REDIS_URL,
+  type TestApp,
+  type TestUser,
+} from '../testing/test-app.js';
 import { RelaySecrets } from './relay-secrets.js';
 
 describe('relay passwords at rest', () => {
@@ -172,4 +189,128 @@ describe('relays API (PostgreSQL)', () => {
       .expect(409);
     expect(sixth.body.message).toBe('A station can have at most 5 relays');
   });
+});
+
+/** An Icecast-like source endpoint: answers each PUT with 200 and keeps the stream; notes the mounts. */
+class SourceTarget {
+  readonly mounts: string[] = [];
+  private readonly sockets = new Set<Socket>();
+  private readonly server: Server = createServer((socket) => {
+    this.sockets.add(socket);
+    socket.on('close', () => this.sockets.delete(socket));
+    socket.on('error', () => undefined);
+    let head = '';
+    const onData = (d: Buffer) => {
+      head += d.toString('latin1');
+      if (!head.includes('\r\n\r\n')) return;
+      socket.off('data', onData);
+      socket.on('data', () => undefined);
+      this.mounts.push(head.split(' ')[1] ?? '');
+      socket.write('HTTP/1.1 200 OK\r\n\r\n');
+    };
+    socket.on('data', onData);
+  });
+  port = 0;
+
+  async start(): Promise<this> {
+    await new Promise<void>((ok) => this.server.listen(0, '127.0.0.1', ok));
+    this.port = (this.server.address() as { port: number }).port;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise((ok) => this.server.close(ok));
+  }
+}
+
+async function until(what: string, check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('relays across two API nodes (PostgreSQL + Redis)', () => {
+  it('shows the status the pushing node reports on every node, and an edit on another node restarts the push', async () => {
+    const db = await createTestDatabase();
+    const base = testConfig({ DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL });
+    const apps: INestApplication[] = [];
+    const start = async () => {
+      const app = await createApp({ ...base, port: 0 });
+      await app.listen(0, '127.0.0.1');
+      apps.push(app);
+      return {
+        app,
+        url: `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`,
+      };
+    };
+    const target = await new SourceTarget().start();
+    try {
+      const a = await start();
+      const b = await start();
+      const owner = await signUp(a.url);
+      const stationId = (
+        (await request(a.url).post('/api/stations').set(owner.auth).send({ name: 'Two Nodes FM' }))
+          .body as CreateStationResponse
+      ).station.id;
+      const relay = (
+        await request(b.url)
+          .post('/api/stations/relays')
+          .set(owner.auth)
+          .send({
+            stationId,
+            kind: 'icecast',
+            url: `http://127.0.0.1:${target.port}`,
+            mount: '/live.ogg',
+            username: 'source',
+            password: 'hackme',
+          })
+          .expect(201)
+      ).body as Relay;
+      const state = async (url: string) =>
+        (
+          (await request(url).get(`/api/stations/${stationId}/relays`).set(owner.auth))
+            .body as RelaysResponse
+        ).relays[0]!.status.state;
+      expect(await state(b.url)).toBe('idle');
+
+      // The station goes live with its publisher on node A: A pushes, and B shows it live too.
+      const live: StationStateEvent = {
+        stationId,
+        status: 'live',
+        isActive: true,
+        lastActiveAt: new Date().toISOString(),
+      };
+      await a.app.get(EventBus).publish('station.live', live);
+      await until('the push to start', async () => target.mounts.length === 1);
+      expect(target.mounts).toEqual(['/live.ogg']);
+      await until('node A to show it live', async () => (await state(a.url)) === 'live');
+      await until('node B to show it live', async () => (await state(b.url)) === 'live');
+
+      // Changed on node B: node A, which pushes it, starts it over on the new mount.
+      await request(b.url)
+        .post('/api/stations/relays/update')
+        .set(owner.auth)
+        .send({ relayId: relay.id, mount: '/other.ogg' })
+        .expect(200);
+      await until('the push on the new mount', async () => target.mounts.length === 2);
+      expect(target.mounts[1]).toBe('/other.ogg');
+      await until('node B to show it live again', async () => (await state(b.url)) === 'live');
+
+      // Off the air: both nodes show it idle.
+      await a.app.get(EventBus).publish('station.offline', {
+        ...live,
+        status: 'offline',
+        isActive: false,
+      });
+      await until('node B to show it idle', async () => (await state(b.url)) === 'idle');
+      expect(await state(a.url)).toBe('idle');
+    } finally {
+      await Promise.all(apps.map((app) => app.close()));
+      await target.stop();
+      await db.drop();
+    }
+  }, 60_000);
 });
