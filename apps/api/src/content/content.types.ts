@@ -1,30 +1,18 @@
 /**
  * The part of the compiled content (content/dist/content.json, written by content/build.mjs) that the
- * API reads. The full types are in content/content.d.ts; these are kept to what the server uses.
+ * API reads: the types of content/content.d.ts kept to the fields the server uses.
  */
-export interface PageSeo {
-  title: string;
-  description: string;
-  url: string;
-  image?: string;
-  type: 'website' | 'article';
-  jsonLd: Record<string, unknown>[];
-}
+import type { BlogPost, Collections, PageSeo } from '../../../../content/content.js';
 
-interface Entry {
-  slug: string;
-  title: string;
-  summary: string;
-  image: string;
-  publishedAt: string;
-  lastModified: string;
-  path: string;
-  body: string;
-  seo: PageSeo;
-}
+export type { PageSeo };
+
+type Entry = Pick<
+  BlogPost,
+  'slug' | 'title' | 'summary' | 'image' | 'publishedAt' | 'lastModified' | 'path' | 'body' | 'seo'
+>;
 
 export interface PostEntry extends Entry {
-  author: { displayName: string; email?: string };
+  author: Pick<BlogPost['author'], 'displayName' | 'email'>;
 }
 
 export type TutorialEntry = Entry;
@@ -32,7 +20,7 @@ export type TutorialEntry = Entry;
 export interface CompiledContent {
   blog: PostEntry[];
   tutorials: TutorialEntry[];
-  indexes: { blog: PageSeo; tutorials: PageSeo };
+  indexes: Collections['indexes'];
 }
 
 export const EMPTY_CONTENT: CompiledContent = {
