@@ -26,6 +26,24 @@ interface CompiledRoute extends LaneRoute {
   segments: (string | null)[];
 }
 
+/**
+ * Puts `take` in front of the server's other `request` listeners (Express): a request it takes
+ * (true) goes no further, any other goes on to them unchanged.
+ */
+export function takeRequestsFirst(
+  server: Server,
+  take: (req: IncomingMessage, res: ServerResponse) => boolean,
+): void {
+  const next = server.listeners('request') as ((
+    req: IncomingMessage,
+    res: ServerResponse,
+  ) => void)[];
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (!take(req, res)) for (const listener of next) listener.call(server, req, res);
+  });
+}
+
 /** What `publicCors` adds on the public paths. */
 const PUBLIC_CORS_HEADERS = [
   'Access-Control-Allow-Origin',
@@ -71,14 +89,7 @@ export class FastLane {
 
   /** Puts the lane in front of the server's other `request` listeners (Express). */
   install(server: Server): void {
-    const next = server.listeners('request') as ((
-      req: IncomingMessage,
-      res: ServerResponse,
-    ) => void)[];
-    server.removeAllListeners('request');
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      if (!this.handle(req, res)) for (const listener of next) listener.call(server, req, res);
-    });
+    takeRequestsFirst(server, (req, res) => this.handle(req, res));
   }
 
   /** Takes the request (true), or leaves it to the next handler (false). */

@@ -13,6 +13,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common
 import { Mp3Frames, OggOpusWriter, OpusToMp3, opusPacketSamples } from '@radiobroadcaster/audio';
 import { ErrorTag, type ErrorBody } from '@radiobroadcaster/contracts';
 import type { MediaEngine } from '@radiobroadcaster/sfu';
+import { takeRequestsFirst } from '../common/fast-lane.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { DomainsService } from '../domains/domains.service.js';
 import { EventBus } from '../events/event-bus.js';
@@ -258,18 +259,12 @@ export class HttpListen implements OnModuleDestroy {
 
   /** Takes `GET`/`HEAD /listen/…` ahead of Express (a stream is no request/response for Nest). */
   install(server: Server): void {
-    const next = server.listeners('request') as ((
-      req: IncomingMessage,
-      res: ServerResponse,
-    ) => void)[];
-    server.removeAllListeners('request');
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    takeRequestsFirst(server, (req, res) => {
       const url = req.url ?? '';
-      if ((req.method === 'GET' || req.method === 'HEAD') && url.startsWith('/listen/')) {
-        void this.handle(req, res);
-        return;
-      }
-      for (const listener of next) listener.call(server, req, res);
+      if ((req.method !== 'GET' && req.method !== 'HEAD') || !url.startsWith('/listen/'))
+        return false;
+      void this.handle(req, res);
+      return true;
     });
   }
 
