@@ -7,30 +7,15 @@ import {
   WebSocketGateway,
   WebSocketServer,
 } from '@nestjs/websockets';
-import {
-  ErrorTag,
-  type EventName,
-  SOCKET_EVENTS,
-  StationId,
-  stationRoom,
-} from '@radiobroadcaster/contracts';
+import { ErrorTag, SOCKET_EVENTS, StationId, stationRoom } from '@radiobroadcaster/contracts';
 import type { Server, Socket } from 'socket.io';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
 import { StationReadModel } from '../stations/station-read-model.js';
-import { toUpdatePush } from '../stations/station.view.js';
+import { STATION_CHANGES, toUpdatePush } from '../stations/station.view.js';
 import { PushScheduler } from './push-scheduler.js';
 import { TokenBucket } from './token-bucket.js';
 
-/** Changes pushed at once (at most 4 a second per station). */
-const CHANGES = [
-  'station.updated',
-  'station.live',
-  'station.offline',
-  'station.ended',
-  'station.reconnecting',
-  'station.nowPlaying',
-] as const satisfies readonly EventName[];
 /** A page shows one station; a few more covers tabs sharing a connection. */
 const MAX_ROOMS_PER_SOCKET = 20;
 /** Our messages are a station id; refuse anything bigger before parsing it. */
@@ -70,7 +55,8 @@ export class StationGateway implements OnGatewayConnection, OnModuleDestroy {
       (stationId) => void this.push(stationId),
     );
     this.unsubscribers = [
-      ...CHANGES.map((name) =>
+      // Pushed at once, at most 4 a second per station.
+      ...STATION_CHANGES.map((name) =>
         bus.subscribe(name, (payload, meta) => {
           if (meta.local) this.scheduler.changed(payload.stationId, 'change');
         }),

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { ErrorTag, type EventName, type Station } from '@radiobroadcaster/contracts';
+import { ErrorTag, type Station } from '@radiobroadcaster/contracts';
 import { AppError } from '../common/app-error.js';
 import { EventBus } from '../events/event-bus.js';
 import { PresenceService } from './presence.service.js';
 import { type JsonDoc, jsonDoc } from '../common/json-doc.js';
-import { toStation, withViewerCount } from './station.view.js';
+import { STATION_CHANGES, toStation, withViewerCount } from './station.view.js';
 import { StationsRepository } from './stations.repository.js';
 
 const DISCOVER_LIMIT = 50;
@@ -14,15 +14,7 @@ const MAX_USERS = 10_000;
 const MAX_MISSING = 10_000;
 
 /** Events after which a station's cached state (and the lists that show it) may be wrong. */
-const STATION_CHANGES = [
-  'station.updated',
-  'station.live',
-  'station.offline',
-  'station.ended',
-  'station.reconnecting',
-  'station.nowPlaying',
-  'station.deleted',
-] as const satisfies readonly EventName[];
+const DROPPED_ON = [...STATION_CHANGES, 'station.deleted'] as const;
 
 /** A station as stored (viewerCount 0) and its last rendering. */
 class StationEntry {
@@ -88,7 +80,7 @@ export class StationReadModel implements OnModuleDestroy {
     @Inject(EventBus) private readonly bus: EventBus,
   ) {
     this.unsubscribers = [
-      ...STATION_CHANGES.map((name) =>
+      ...DROPPED_ON.map((name) =>
         bus.subscribe(name, ({ stationId }) => this.dropStation(stationId)),
       ),
       bus.subscribe('station.created', ({ stationId, broadcasterId }) => {

@@ -1,5 +1,20 @@
-import { imagePath, type Station, type StationUpdatePush } from '@radiobroadcaster/contracts';
+import {
+  type EventName,
+  imagePath,
+  type Station,
+  type StationUpdatePush,
+} from '@radiobroadcaster/contracts';
 import type { StationEntity } from './station.entity.js';
+
+/** Events after which a station as clients read it may be different (its deletion aside). */
+export const STATION_CHANGES = [
+  'station.updated',
+  'station.live',
+  'station.offline',
+  'station.ended',
+  'station.reconnecting',
+  'station.nowPlaying',
+] as const satisfies readonly EventName[];
 
 /** The station as clients read it: exactly these fields, so no column leaks into a response. */
 export function toStation(e: StationEntity, viewerCount: number): Station {
