@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { type ThrottlerStorage, ThrottlerStorageService } from '@nestjs/throttler';
+import { mediaKeys, type MediaKeys } from '@radiobroadcaster/sfu';
 import type { Redis } from 'ioredis';
 import { withTimeout } from '../common/with-timeout.js';
 
@@ -49,15 +50,17 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
   private readonly logger = new Logger('RateLimit');
   private readonly fallback = new ThrottlerStorageService();
   private readonly redis: RedisWithIncrement;
+  private readonly keys: MediaKeys;
   private warned = false;
 
   constructor(
     redis: Redis,
-    private readonly prefix: string,
+    prefix: string,
     private readonly timeoutMs = 1000,
   ) {
     redis.defineCommand('throttlerIncrement', { numberOfKeys: 2, lua: INCREMENT });
     this.redis = redis as RedisWithIncrement;
+    this.keys = mediaKeys(prefix);
   }
 
   async increment(
@@ -69,7 +72,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
   ): Promise<ThrottlerStorageRecord> {
     if (this.redis.status === 'ready') {
       try {
-        const base = `${this.prefix}:rl:${throttlerName}:${key}`;
+        const base = `${this.keys.rateLimit(throttlerName)}:${key}`;
         const [hits, left, blocked, blockLeft] = await withTimeout(
           this.redis.throttlerIncrement(`${base}:hits`, `${base}:block`, ttl, limit, blockDuration),
           this.timeoutMs,
