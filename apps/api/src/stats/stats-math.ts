@@ -1,5 +1,14 @@
 import type { ClientKind, ListeningSource } from '@radiobroadcaster/contracts';
 
+export const MINUTE = 60_000;
+export const HOUR = 3_600_000;
+export const DAY = 86_400_000;
+
+/** The start of the `unit`-long interval (ms since the epoch) holding `ms`. */
+export function floor(ms: number, unit: number): number {
+  return Math.floor(ms / unit) * unit;
+}
+
 /** A listening session as the rollups see it (times in ms; `end` null while it lasts). */
 export interface SessionSpan {
   start: number;

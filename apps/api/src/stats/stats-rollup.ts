@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
-import { bucketize, histogramOf, median } from './stats-math.js';
+import { bucketize, DAY, floor, histogramOf, HOUR, median, MINUTE } from './stats-math.js';
 import { ListeningSessions } from './listening-sessions.service.js';
 import {
   type BroadcastRow,
@@ -18,8 +18,6 @@ import {
   StatsRepository,
 } from './stats.repository.js';
 
-const MINUTE = 60_000;
-const HOUR = 3_600_000;
 /** Minutes recomputed on every run: sessions closed late (a dead node's) land inside it. */
 const WINDOW_MINUTES = 4;
 
@@ -83,10 +81,7 @@ export class StatsRollup implements OnApplicationBootstrap, BeforeApplicationShu
     await this.repo.exclusively('rb:stats-rollup', async (m) => {
       const now = (await this.repo.now(m)).getTime();
       // Before the retention there are no raw sessions left to rebuild from.
-      const start = Math.max(
-        from.getTime(),
-        now - this.config.stats.retentionDays * 86_400_000 + HOUR,
-      );
+      const start = Math.max(from.getTime(), now - this.config.stats.retentionDays * DAY + HOUR);
       for (let t = floor(start, HOUR); t < to.getTime(); t += 24 * HOUR)
         await this.recompute(m, t, Math.min(t + 24 * HOUR, to.getTime()), now);
       await this.summarizeBroadcasts(m, await this.repo.broadcastsOverlapping(m, from, to), now);
@@ -196,10 +191,6 @@ function dimensionRows(
     }
   }
   return out;
-}
-
-function floor(ms: number, unit: number): number {
-  return Math.floor(ms / unit) * unit;
 }
 
 function groupBy<T>(list: T[], key: (t: T) => string): Map<string, T[]> {

@@ -13,12 +13,9 @@ import {
 import { AppError } from '../common/app-error.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { StationsService } from '../stations/stations.service.js';
-import { histogramMedian, mergeHistograms } from './stats-math.js';
+import { DAY, floor, histogramMedian, HOUR, mergeHistograms, MINUTE } from './stats-math.js';
 import { type BroadcastRow, StatsRepository } from './stats.repository.js';
 
-const MINUTE = 60_000;
-const HOUR = 3_600_000;
-const DAY = 86_400_000;
 const STEP: Record<StatsInterval, number> = { minute: MINUTE, hour: HOUR, day: DAY };
 
 /** Reads the rollups into the stats page's figures (owner only). */
@@ -198,10 +195,6 @@ function autoInterval(spanMs: number): StatsInterval {
   if (spanMs <= 6 * HOUR) return 'minute';
   if (spanMs <= 14 * DAY) return 'hour';
   return 'day';
-}
-
-function floor(ms: number, unit: number): number {
-  return Math.floor(ms / unit) * unit;
 }
 
 /** Midnight of the day holding `d`, in `tz` (hour-aligned zones). */
