@@ -1,16 +1,4 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  Inject,
-  Param,
-  Post,
-  Req,
-  Res,
-  UseGuards,
-} from '@nestjs/common';
+import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import {
@@ -23,10 +11,10 @@ import {
 } from '@radiobroadcaster/contracts';
 import type { AuthContext } from '../auth/auth-context.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
-import { SessionGuard } from '../auth/session.guard.js';
 import { docReply, PUBLIC_POLL_CACHE_CONTROL, sendReply } from '../common/json-doc.js';
 import { ZodPipe } from '../common/zod.pipe.js';
 import { RateLimit } from '../rate-limit/rate-limit.guard.js';
+import { OwnerRoute, ZodBody } from './owner-routes.js';
 import { StationReadModel } from './station-read-model.js';
 import { StationTokensService } from './station-tokens.service.js';
 import { StationsService } from './stations.service.js';
@@ -58,12 +46,10 @@ export class StationsController {
     sendReply(res, docReply(req, await this.reads.stationDoc(id), PUBLIC_POLL_CACHE_CONTROL));
   }
 
-  @Post()
-  @UseGuards(SessionGuard)
-  @ApiOperation({ summary: 'Create a station; answers with it and a station token for publishing' })
+  @OwnerRoute('POST', '', 'Create a station; answers with it and a station token for publishing')
   async create(
     @CurrentUser() user: AuthContext,
-    @Body(new ZodPipe(CreateStationRequest)) body: CreateStationRequest,
+    @ZodBody(CreateStationRequest) body: CreateStationRequest,
   ): Promise<CreateStationResponse> {
     const station = await this.stations.create(user.userId, body);
     return {
@@ -72,52 +58,41 @@ export class StationsController {
     };
   }
 
-  @Post('update')
-  @HttpCode(200)
-  @UseGuards(SessionGuard)
+  @OwnerRoute('POST', 'update', undefined, 200)
   update(
     @CurrentUser() user: AuthContext,
-    @Body(new ZodPipe(UpdateStationRequest)) body: UpdateStationRequest,
+    @ZodBody(UpdateStationRequest) body: UpdateStationRequest,
   ) {
     return this.stations.update(user.userId, body);
   }
 
-  @Post('now-playing')
-  @HttpCode(200)
-  @UseGuards(SessionGuard)
+  @OwnerRoute('POST', 'now-playing', undefined, 200)
   nowPlaying(
     @CurrentUser() user: AuthContext,
-    @Body(new ZodPipe(NowPlayingRequest)) body: NowPlayingRequest,
+    @ZodBody(NowPlayingRequest) body: NowPlayingRequest,
   ) {
     return this.stations.setNowPlaying(user.userId, body);
   }
 
-  @Post('now-playing/clear')
-  @HttpCode(200)
-  @UseGuards(SessionGuard)
+  @OwnerRoute('POST', 'now-playing/clear', undefined, 200)
   clearNowPlaying(
     @CurrentUser() user: AuthContext,
-    @Body(new ZodPipe(StationIdRequest)) body: StationIdRequest,
+    @ZodBody(StationIdRequest) body: StationIdRequest,
   ) {
     return this.stations.clearNowPlaying(user.userId, body.stationId);
   }
 
-  @Post('end')
-  @HttpCode(200)
-  @UseGuards(SessionGuard)
-  end(
-    @CurrentUser() user: AuthContext,
-    @Body(new ZodPipe(StationIdRequest)) body: StationIdRequest,
-  ) {
+  @OwnerRoute('POST', 'end', undefined, 200)
+  end(@CurrentUser() user: AuthContext, @ZodBody(StationIdRequest) body: StationIdRequest) {
     return this.stations.end(user.userId, body.stationId);
   }
 
-  @Delete(':id')
-  @HttpCode(204)
-  @UseGuards(SessionGuard)
-  @ApiOperation({
-    summary: 'Delete a station for good: its listeners are disconnected and its slug is free again',
-  })
+  @OwnerRoute(
+    'DELETE',
+    ':id',
+    'Delete a station for good: its listeners are disconnected and its slug is free again',
+    204,
+  )
   async remove(
     @CurrentUser() user: AuthContext,
     @Param('id', new ZodPipe(StationId)) id: string,
@@ -125,16 +100,16 @@ export class StationsController {
     await this.stations.remove(user.userId, id);
   }
 
-  @Post('token/refresh')
-  @HttpCode(200)
-  @UseGuards(SessionGuard)
+  @OwnerRoute(
+    'POST',
+    'token/refresh',
+    'A fresh station token (about an hour) for publishing to one owned station',
+    200,
+  )
   @RateLimit('publish')
-  @ApiOperation({
-    summary: 'A fresh station token (about an hour) for publishing to one owned station',
-  })
   async refreshToken(
     @CurrentUser() user: AuthContext,
-    @Body(new ZodPipe(StationIdRequest)) body: StationIdRequest,
+    @ZodBody(StationIdRequest) body: StationIdRequest,
   ) {
     await this.stations.owned(body.stationId, user.userId);
     return this.tokens.issueStationToken(body.stationId, user.userId, user.sessionId);
