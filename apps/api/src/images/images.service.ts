@@ -3,7 +3,6 @@ import { imagePath, type ImageKind, type Station } from '@radiobroadcaster/contr
 import { createHash } from 'node:crypto';
 import { AppError } from '../common/app-error.js';
 import { EventBus } from '../events/event-bus.js';
-import { StationsRepository } from '../stations/stations.repository.js';
 import { StationsService } from '../stations/stations.service.js';
 import { UsersRepository } from '../users/users.repository.js';
 import type { ImageEntity } from './image.entity.js';
@@ -22,7 +21,6 @@ export class ImagesService {
   constructor(
     @Inject(ImagesRepository) private readonly images: ImagesRepository,
     @Inject(StationsService) private readonly stations: StationsService,
-    @Inject(StationsRepository) private readonly stationRows: StationsRepository,
     @Inject(UsersRepository) private readonly users: UsersRepository,
     @Inject(EventBus) private readonly bus: EventBus,
   ) {}
@@ -36,19 +34,16 @@ export class ImagesService {
   /** Replaces the station's cover art with `upload` (resized); the old one is deleted. */
   async setCover(userId: string, stationId: string, upload: Buffer): Promise<Station> {
     const station = await this.stations.owned(stationId, userId);
-    const imageId = await this.store(userId, 'cover', upload);
-    await this.stationRows.update(stationId, { coverImageId: imageId });
+    await this.stations.setCover(stationId, await this.store(userId, 'cover', upload));
     if (station.coverImageId) await this.images.delete(station.coverImageId);
-    await this.bus.publish('station.updated', { stationId });
     return this.stations.get(stationId);
   }
 
   async removeCover(userId: string, stationId: string): Promise<Station> {
     const station = await this.stations.owned(stationId, userId);
     if (station.coverImageId) {
-      await this.stationRows.update(stationId, { coverImageId: null });
+      await this.stations.setCover(stationId, null);
       await this.images.delete(station.coverImageId);
-      await this.bus.publish('station.updated', { stationId });
     }
     return this.stations.get(stationId);
   }

@@ -105,6 +105,12 @@ export class StationsService {
     return this.get(stationId);
   }
 
+  /** Shows another cover image (null: none) on the station's pages. */
+  async setCover(stationId: string, coverImageId: string | null): Promise<void> {
+    await this.repo.update(stationId, { coverImageId });
+    await this.bus.publish('station.updated', { stationId });
+  }
+
   async setNowPlaying(userId: string, req: NowPlayingRequest): Promise<Station> {
     await this.owned(req.stationId, userId);
     const nowPlaying = { track: req.track, artist: req.artist || null, album: req.album || null };
