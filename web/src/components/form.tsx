@@ -1,5 +1,7 @@
 /**
- * The form kit: every form in the app is a `Form` with `Field`s, a `FormError` and a `SubmitButton`.
+ * The form kit: every form in the app is a `Form` with `Field`s, a `FormError` and a `SubmitButton`;
+ * controls that act at once (outside a form's submit) are an `InputField` or a `SelectField`, and a
+ * failure outside any form is an `ErrorNote`.
  *
  * - Values are validated with the contract's zod schema before anything is sent; problems show next
  *   to their field in plain words (`field-error-{name}`), and the first invalid field gets focus.
@@ -8,7 +10,12 @@
  * - While the request runs the submit button shows its pending label and further submits are ignored.
  * - Typing in a field clears that field's problem.
  */
-import { plainIssueMessage, fieldProblems, type FieldProblem } from '@radiobroadcaster/contracts';
+import {
+  LIMITS,
+  plainIssueMessage,
+  fieldProblems,
+  type FieldProblem,
+} from '@radiobroadcaster/contracts';
 import {
   createContext,
   useCallback,
@@ -21,6 +28,7 @@ import {
   type FormEvent,
   type InputHTMLAttributes,
   type ReactNode,
+  type SelectHTMLAttributes,
 } from 'react';
 import type { z } from 'zod';
 import { ApiError, describeFields, errorMessage } from '../lib/api-error';
@@ -44,16 +52,22 @@ function useFormContext(component: string): FormContextValue {
   return ctx;
 }
 
+/** What a form needs of the mutation that sends it; a `useMutation` result fits. */
+export interface FormMutation<T> {
+  mutate: (request: T, options?: { onSuccess?: () => void }) => void;
+  error: unknown;
+  isPending: boolean;
+}
+
 export interface FormProps<S extends z.ZodType> {
-  /** The contract schema the request must satisfy; checked before `onSubmit` runs. */
+  /** The contract schema the request must satisfy; checked before anything is sent. */
   schema?: S;
   /** Builds the request from the fields' values (strings, trimmed except passwords). */
   toRequest?: (values: Values) => z.input<S>;
-  onSubmit: (request: z.output<S>, form: HTMLFormElement) => void;
-  /** The request's failure (a mutation's `error`). */
-  error?: unknown;
-  /** True while the request runs. */
-  pending?: boolean;
+  /** Sends the request; its failure and its pending state show in the form. */
+  mutation: FormMutation<z.output<S>>;
+  /** Empties the fields once the request succeeded. */
+  resetOnSuccess?: boolean;
   children: ReactNode;
   className?: string;
   'aria-label'?: string;
@@ -64,13 +78,15 @@ export interface FormProps<S extends z.ZodType> {
 export function Form<S extends z.ZodType>({
   schema,
   toRequest,
-  onSubmit,
-  error,
-  pending = false,
+  mutation,
+  resetOnSuccess = false,
   children,
   className,
   ...attrs
 }: FormProps<S>) {
+  const { error, isPending: pending } = mutation;
+  const onSubmit = (request: z.output<S>, form: HTMLFormElement) =>
+    mutation.mutate(request, resetOnSuccess ? { onSuccess: () => form.reset() } : undefined);
   const formRef = useRef<HTMLFormElement>(null);
   const formErrorRef = useRef<HTMLParagraphElement>(null);
   const [fields, setFields] = useState<ReadonlySet<string>>(new Set());
@@ -216,18 +232,13 @@ export function Field({
 }: FieldProps) {
   const { problemFor, register, clear } = useFormContext('Field');
   const id = useId();
-  const hintId = `${id}-hint`;
-  const errorId = `${id}-error`;
   const problem = problemFor(name);
   useEffect(() => register(name), [register, name]);
-  const describedBy = [hint ? hintId : null, problem ? errorId : null].filter(Boolean).join(' ');
   const common = {
     ...input,
-    id,
+    ...controlLinks(id, hint, problem),
     name,
     required,
-    'aria-invalid': problem ? true : undefined,
-    'aria-describedby': describedBy || undefined,
     'data-testid': `field-${name}`,
     onChange: (e: React.ChangeEvent<HTMLInputElement & HTMLTextAreaElement>) => {
       if (problem) clear(name);
@@ -235,11 +246,19 @@ export function Field({
     },
   };
   return (
-    <div className={`field${problem ? ' field-invalid' : ''}${className ? ` ${className}` : ''}`}>
-      <label htmlFor={id}>
-        {label}
-        {!required && showOptional ? <span className="muted small"> (optional)</span> : null}
-      </label>
+    <FieldFrame
+      id={id}
+      label={
+        <>
+          {label}
+          {!required && showOptional ? <span className="muted small"> (optional)</span> : null}
+        </>
+      }
+      hint={hint}
+      problem={problem}
+      problemTestId={`field-error-${name}`}
+      className={className}
+    >
       {multiline ? (
         <textarea
           className="textarea"
@@ -254,18 +273,145 @@ export function Field({
           {...common}
         />
       )}
+    </FieldFrame>
+  );
+}
+
+/** A preset field: its kind fixes the input type and what browsers may fill in. */
+type PresetFieldProps = Omit<FieldProps, 'type' | 'autoComplete' | 'label' | 'name'> &
+  Partial<Pick<FieldProps, 'label' | 'name'>>;
+
+/** An email address: to sign in or up, for a reset link, or the account's new one. */
+export function EmailField({ label = 'Email', name = 'email', ...field }: PresetFieldProps) {
+  return <Field label={label} name={name} type="email" autoComplete="email" required {...field} />;
+}
+
+/** A password: the account's own, or with `choosing` one being chosen (browsers may suggest one). */
+export function PasswordField({
+  label = 'Password',
+  name = 'password',
+  choosing = false,
+  ...field
+}: PresetFieldProps & { choosing?: boolean }) {
+  return (
+    <Field
+      label={label}
+      name={name}
+      type="password"
+      autoComplete={choosing ? 'new-password' : 'current-password'}
+      maxLength={choosing ? LIMITS.passwordMax : undefined}
+      required
+      {...field}
+    />
+  );
+}
+
+/** The new password of a reset or a change. */
+export function NewPasswordField({
+  label = 'New password',
+  name = 'newPassword',
+  ...field
+}: PresetFieldProps) {
+  return <PasswordField label={label} name={name} choosing {...field} />;
+}
+
+/** A labelled input that acts as it is typed, outside a `Form`'s submit (the caller holds its value). */
+export function InputField({
+  label,
+  problem,
+  alert = false,
+  ...input
+}: Omit<InputHTMLAttributes<HTMLInputElement>, 'id' | 'className'> & {
+  label: ReactNode;
+  /** What is wrong with the value, shown under the input like a `Field`'s problem. */
+  problem?: ReactNode;
+  /** Announce the problem when it appears: for one that comes later than the typing (the server's). */
+  alert?: boolean;
+}) {
+  const id = useId();
+  return (
+    <FieldFrame id={id} label={label} problem={problem} alert={alert}>
+      <input className="input" {...input} {...controlLinks(id, null, problem)} />
+    </FieldFrame>
+  );
+}
+
+/** A labelled select that acts at once, outside a `Form`'s submit. */
+export function SelectField({
+  label,
+  ...select
+}: { label: ReactNode } & Omit<SelectHTMLAttributes<HTMLSelectElement>, 'id' | 'className'>) {
+  const id = useId();
+  return (
+    <FieldFrame id={id} label={label}>
+      <select className="select" id={id} {...select} />
+    </FieldFrame>
+  );
+}
+
+/** The control's id and what describes it: its hint and its problem (see `FieldFrame`). */
+function controlLinks(id: string, hint: ReactNode, problem: ReactNode) {
+  const describedBy = [hint ? `${id}-hint` : null, problem ? `${id}-error` : null]
+    .filter(Boolean)
+    .join(' ');
+  return {
+    id,
+    'aria-invalid': problem ? true : undefined,
+    'aria-describedby': describedBy || undefined,
+  };
+}
+
+/** Label, control, problem and hint of every kind of field, in that order. */
+function FieldFrame({
+  id,
+  label,
+  hint,
+  problem,
+  problemTestId,
+  alert = false,
+  className,
+  children,
+}: {
+  id: string;
+  label: ReactNode;
+  hint?: ReactNode;
+  problem?: ReactNode;
+  problemTestId?: string;
+  alert?: boolean;
+  className?: string;
+  children: ReactNode;
+}) {
+  return (
+    <div className={`field${problem ? ' field-invalid' : ''}${className ? ` ${className}` : ''}`}>
+      <label htmlFor={id}>{label}</label>
+      {children}
       {problem ? (
-        <span id={errorId} className="field-error" data-testid={`field-error-${name}`}>
+        <span
+          id={`${id}-error`}
+          className="field-error"
+          role={alert ? 'alert' : undefined}
+          data-testid={problemTestId}
+        >
           <WarningIcon />
           {problem}
         </span>
       ) : null}
       {hint ? (
-        <span id={hintId} className="hint">
+        <span id={`${id}-hint`} className="hint">
           {hint}
         </span>
       ) : null}
     </div>
+  );
+}
+
+/** A failure outside any form (something that did not load), announced when it appears. */
+export function ErrorNote({ children }: { children: ReactNode }) {
+  return (
+    <p className="form-error" role="alert">
+      <WarningIcon />
+      {children}
+    </p>
   );
 }
 

@@ -34,9 +34,7 @@ export function CreateStationCard({
           slug: v.slug || undefined,
           description: v.description || undefined,
         })}
-        onSubmit={(req) => create.mutate(req)}
-        error={create.error}
-        pending={create.isPending}
+        mutation={create}
         aria-labelledby="create-title"
         data-testid="create-station-form"
       >

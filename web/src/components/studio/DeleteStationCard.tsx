@@ -1,11 +1,12 @@
 import type { Station } from '@radiobroadcaster/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import { toast } from 'sonner';
 import { api } from '../../lib/api';
 import { stationKeys } from '../../queries/station.queries';
 import { useBroadcast } from '../broadcast/BroadcastProvider';
 import { ConfirmDialog } from '../ConfirmDialog';
+import { InputField } from '../form';
 
 /** Deleting is for good: the address becomes free and listeners are told the station is gone. */
 export function DeleteStationCard({
@@ -19,7 +20,6 @@ export function DeleteStationCard({
   const { station: target, controller } = useBroadcast();
   const [open, setOpen] = useState(false);
   const [typed, setTyped] = useState('');
-  const inputId = useId();
   const username = station.broadcaster.username;
   const remove = useMutation({
     mutationFn: () => api.stations.remove(station.id),
@@ -69,21 +69,19 @@ export function DeleteStationCard({
         data-testid="delete-dialog"
       >
         <p>This cannot be undone.</p>
-        <div className="field">
-          <label htmlFor={inputId}>
-            Type <strong>{station.slug}</strong> to confirm
-          </label>
-          <input
-            id={inputId}
-            className="input"
-            value={typed}
-            onChange={(e) => setTyped(e.target.value)}
-            autoComplete="off"
-            autoCapitalize="none"
-            spellCheck={false}
-            data-testid="delete-confirm-slug"
-          />
-        </div>
+        <InputField
+          label={
+            <>
+              Type <strong>{station.slug}</strong> to confirm
+            </>
+          }
+          value={typed}
+          onChange={(e) => setTyped(e.target.value)}
+          autoComplete="off"
+          autoCapitalize="none"
+          spellCheck={false}
+          data-testid="delete-confirm-slug"
+        />
       </ConfirmDialog>
     </section>
   );

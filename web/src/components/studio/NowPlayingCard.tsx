@@ -47,9 +47,7 @@ export function NowPlayingCard({ station }: { station: Station }) {
           artist: v.artist || undefined,
           album: v.album || undefined,
         })}
-        onSubmit={(req) => set.mutate(req)}
-        error={set.error}
-        pending={set.isPending}
+        mutation={set}
         aria-labelledby="np-title"
       >
         <Field

@@ -6,6 +6,7 @@ import { radioApi } from '../../lib/radio-api';
 import { radioKeys, radioQueries } from '../../queries/radio.queries';
 import { ConfirmDialog } from '../ConfirmDialog';
 import { CopyButton } from '../CopyButton';
+import { ErrorNote } from '../form';
 import './radio.css';
 
 type Tool = 'obs' | 'icecast' | 'ffmpeg';
@@ -92,9 +93,7 @@ export function OtherSoftwareCard({ station }: { station: Station }) {
           Loading…
         </p>
       ) : !s ? (
-        <p className="form-error" role="alert">
-          Could not load the broadcast settings.
-        </p>
+        <ErrorNote>Could not load the broadcast settings.</ErrorNote>
       ) : (
         <>
           <div className="sk-row">

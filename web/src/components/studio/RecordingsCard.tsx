@@ -12,7 +12,7 @@ import { toast } from 'sonner';
 import { audienceApi, recordingAudioPath } from '../../lib/audience-api';
 import { recordingKeys, recordingQueries } from '../../queries/recordings.queries';
 import { ConfirmDialog } from '../ConfirmDialog';
-import { Field, Form, FormError, SubmitButton } from '../form';
+import { Field, Form, FormError, SelectField, SubmitButton } from '../form';
 import { formatDuration, formatSize, formatWhen } from '../Replays';
 import '../audience.css';
 import { isOnAir } from '../StationView';
@@ -64,7 +64,6 @@ export function RecordingsCard({ station }: { station: Station }) {
   // back at once, before the query cache (updated in onMutate, a tick later) catches up.
   const [shownEnabled, setShownEnabled] = useState<boolean | null>(null);
   const toggleId = useId();
-  const retentionId = useId();
   const s = setting.data;
   const recordings = list.data ?? [];
   const latest = recordings[0];
@@ -101,28 +100,24 @@ export function RecordingsCard({ station }: { station: Station }) {
             />
             Record my broadcasts
           </label>
-          <div className="field">
-            <label htmlFor={retentionId}>Old recordings</label>
-            <select
-              id={retentionId}
-              className="input"
-              value={s.retentionDays === null ? '' : String(s.retentionDays)}
-              disabled={save.isPending}
-              onChange={(e) =>
-                save.mutate({
-                  enabled: s.enabled,
-                  retentionDays: e.target.value === '' ? null : Number(e.target.value),
-                })
-              }
-              data-testid="recording-retention"
-            >
-              {options.map((d) => (
-                <option key={d ?? 'forever'} value={d === null ? '' : String(d)}>
-                  {retentionText(d)}
-                </option>
-              ))}
-            </select>
-          </div>
+          <SelectField
+            label="Old recordings"
+            value={s.retentionDays === null ? '' : String(s.retentionDays)}
+            disabled={save.isPending}
+            onChange={(e) =>
+              save.mutate({
+                enabled: s.enabled,
+                retentionDays: e.target.value === '' ? null : Number(e.target.value),
+              })
+            }
+            data-testid="recording-retention"
+          >
+            {options.map((d) => (
+              <option key={d ?? 'forever'} value={d === null ? '' : String(d)}>
+                {retentionText(d)}
+              </option>
+            ))}
+          </SelectField>
         </div>
       ) : (
         <p className="muted small">Loading…</p>
@@ -222,9 +217,7 @@ function RecordingRow({ recording: r, station }: { recording: Recording; station
           <Form
             schema={UpdateRecordingRequest}
             toRequest={(v) => ({ recordingId: r.id, title: v.title ?? '' })}
-            onSubmit={(req) => update.mutate(req)}
-            error={update.error}
-            pending={update.isPending}
+            mutation={update}
             aria-label={`Rename ${r.title}`}
             className="inline-form"
           >

@@ -7,12 +7,12 @@ import {
   type Station,
 } from '@radiobroadcaster/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { toast } from 'sonner';
 import { radioApi } from '../../lib/radio-api';
 import { radioKeys, radioQueries } from '../../queries/radio.queries';
 import { ConfirmDialog } from '../ConfirmDialog';
-import { Field, Form, FormError, SubmitButton } from '../form';
+import { Field, Form, FormError, SelectField, SubmitButton } from '../form';
 import './radio.css';
 
 const KINDS: { id: RelayKind; label: string; hint: string }[] = [
@@ -73,8 +73,6 @@ export function RelaysCard({ station }: { station: Station }) {
   const [formKey, setFormKey] = useState(0);
   const [removing, setRemoving] = useState<Relay | null>(null);
   const [now, setNow] = useState(() => Date.now());
-  const kindId = useId();
-  const formatId = useId();
   const list = relays.data ?? [];
 
   useEffect(() => {
@@ -194,44 +192,34 @@ export function RelaysCard({ station }: { station: Station }) {
             password: v.password ?? '',
             format: kind === 'shoutcast' ? 'mp3' : format,
           })}
-          onSubmit={(req) => create.mutate(req)}
-          error={create.error}
-          pending={create.isPending}
+          mutation={create}
           aria-label="Add a relay"
           className="relay-form"
         >
           <h3 className="small-title">Add a relay</h3>
           <div className="form-row">
-            <div className="field">
-              <label htmlFor={kindId}>Server type</label>
-              <select
-                id={kindId}
-                className="select"
-                value={kind}
-                onChange={(e) => setKind(e.target.value as RelayKind)}
-                data-testid="relay-kind"
-              >
-                {KINDS.map((k) => (
-                  <option key={k.id} value={k.id}>
-                    {k.label}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div className="field">
-              <label htmlFor={formatId}>Format</label>
-              <select
-                id={formatId}
-                className="select"
-                value={kind === 'shoutcast' ? 'mp3' : format}
-                disabled={kind === 'shoutcast'}
-                onChange={(e) => setFormat(e.target.value as RelayFormat)}
-                data-testid="relay-format"
-              >
-                <option value="ogg">Ogg/Opus (as broadcast)</option>
-                <option value="mp3">MP3 128 kbit/s</option>
-              </select>
-            </div>
+            <SelectField
+              label="Server type"
+              value={kind}
+              onChange={(e) => setKind(e.target.value as RelayKind)}
+              data-testid="relay-kind"
+            >
+              {KINDS.map((k) => (
+                <option key={k.id} value={k.id}>
+                  {k.label}
+                </option>
+              ))}
+            </SelectField>
+            <SelectField
+              label="Format"
+              value={kind === 'shoutcast' ? 'mp3' : format}
+              disabled={kind === 'shoutcast'}
+              onChange={(e) => setFormat(e.target.value as RelayFormat)}
+              data-testid="relay-format"
+            >
+              <option value="ogg">Ogg/Opus (as broadcast)</option>
+              <option value="mp3">MP3 128 kbit/s</option>
+            </SelectField>
           </div>
           <p className="small muted">{kindInfo.hint}</p>
           <Field

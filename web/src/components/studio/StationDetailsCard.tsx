@@ -32,9 +32,7 @@ export function StationDetailsCard({ station, username }: { station: Station; us
           description: v.description !== station.description ? v.description : undefined,
           schedule: v.schedule !== station.schedule ? v.schedule : undefined,
         })}
-        onSubmit={(req) => update.mutate(req)}
-        error={update.error}
-        pending={update.isPending}
+        mutation={update}
         aria-labelledby="edit-title"
         data-testid="edit-station-form"
       >

@@ -4,6 +4,7 @@ import { Link, createFileRoute } from '@tanstack/react-router';
 import { useState } from 'react';
 import { playerSize, tutorials } from 'virtual:rb-content-facts';
 import { EmbedSnippet } from '../../components/EmbedSnippet';
+import { InputField } from '../../components/form';
 import { SupportEmail } from '../../components/SupportEmail';
 import { siteOrigin } from '../../lib/site';
 import { pageMeta, withSuffix } from '../../lib/seo';
@@ -48,27 +49,17 @@ function EmbedPlayground() {
         Embed code and live preview
       </h2>
       <div className="playground-fields">
-        <div className="field">
-          <label htmlFor="playground-station">Your station (username/station-slug)</label>
-          <input
-            id="playground-station"
-            className="input"
-            value={station}
-            onChange={(e) => setStation(e.target.value)}
-            placeholder={DEMO_REF}
-            spellCheck={false}
-            autoCapitalize="off"
-            autoComplete="off"
-            aria-invalid={!valid}
-            aria-describedby={valid ? undefined : 'playground-station-error'}
-            data-testid="playground-station"
-          />
-          {!valid && (
-            <p className="field-error" id="playground-station-error">
-              Use the form username/station-slug, as in {DEMO_REF}.
-            </p>
-          )}
-        </div>
+        <InputField
+          label="Your station (username/station-slug)"
+          value={station}
+          onChange={(e) => setStation(e.target.value)}
+          placeholder={DEMO_REF}
+          spellCheck={false}
+          autoCapitalize="off"
+          autoComplete="off"
+          problem={valid ? undefined : `Use the form username/station-slug, as in ${DEMO_REF}.`}
+          data-testid="playground-station"
+        />
         <fieldset className="field playground-theme">
           <legend>Theme</legend>
           {(['dark', 'light'] as const).map((t) => (

@@ -2,7 +2,7 @@ import { RequestPasswordResetRequest } from '@radiobroadcaster/contracts';
 import { useMutation } from '@tanstack/react-query';
 import { Link, createFileRoute } from '@tanstack/react-router';
 import { useEffect, useRef } from 'react';
-import { Field, Form, FormError, SubmitButton } from '../../components/form';
+import { EmailField, Form, FormError, SubmitButton } from '../../components/form';
 import { api } from '../../lib/api';
 import { pageMeta, withSuffix } from '../../lib/seo';
 
@@ -52,12 +52,10 @@ function ForgotPasswordPage() {
             </p>
             <Form
               schema={RequestPasswordResetRequest}
-              onSubmit={(req) => request.mutate(req)}
-              error={request.error}
-              pending={request.isPending}
+              mutation={request}
               aria-label="Reset your password"
             >
-              <Field label="Email" name="email" type="email" autoComplete="email" required />
+              <EmailField />
               <FormError />
               <SubmitButton pendingLabel="Sending…" data-testid="reset-request-submit">
                 Mail me a link

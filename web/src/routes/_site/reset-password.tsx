@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, createFileRoute } from '@tanstack/react-router';
 import { useEffect, useRef } from 'react';
 import { z } from 'zod';
-import { Field, Form, FormError, SubmitButton } from '../../components/form';
+import { Form, FormError, NewPasswordField, SubmitButton } from '../../components/form';
 import { api } from '../../lib/api';
 import { ApiError } from '../../lib/api-error';
 import { pageMeta, withSuffix } from '../../lib/seo';
@@ -72,19 +72,11 @@ function ResetPasswordPage() {
             <Form
               schema={ResetPasswordRequest}
               toRequest={(v) => ({ token, newPassword: v.newPassword ?? '' })}
-              onSubmit={(req) => reset.mutate(req)}
-              error={reset.error}
-              pending={reset.isPending}
+              mutation={reset}
               aria-label="Choose a new password"
             >
-              <Field
-                label="New password"
-                name="newPassword"
-                type="password"
-                autoComplete="new-password"
-                maxLength={LIMITS.passwordMax}
+              <NewPasswordField
                 hint={`At least ${LIMITS.passwordMin} characters; a few uncommon words work well.`}
-                required
               />
               <FormError />
               <SubmitButton pendingLabel="Saving…" data-testid="reset-submit">

@@ -5,7 +5,14 @@ import { useState } from 'react';
 import { toast } from 'sonner';
 import { z } from 'zod';
 import { api } from '../../lib/api';
-import { Field, Form, FormError, SubmitButton } from '../../components/form';
+import {
+  EmailField,
+  Field,
+  Form,
+  FormError,
+  PasswordField,
+  SubmitButton,
+} from '../../components/form';
 import { safeRedirect } from '../../lib/auth';
 import { pageMeta, withSuffix } from '../../lib/seo';
 import { sessionQueryKey, sessionQueryOptions } from '../../queries/session.queries';
@@ -139,21 +146,9 @@ function SignInForm({ onDone }: { onDone: () => Promise<void> }) {
     onSuccess: onDone,
   });
   return (
-    <Form
-      schema={SignInRequest}
-      onSubmit={(req) => signIn.mutate(req)}
-      error={signIn.error}
-      pending={signIn.isPending}
-      aria-label="Sign in"
-    >
-      <Field label="Email" name="email" type="email" autoComplete="email" required />
-      <Field
-        label="Password"
-        name="password"
-        type="password"
-        autoComplete="current-password"
-        required
-      />
+    <Form schema={SignInRequest} mutation={signIn} aria-label="Sign in">
+      <EmailField />
+      <PasswordField />
       <FormError />
       <SubmitButton pendingLabel="Signing in…" data-testid="signin-submit">
         Sign in
@@ -174,13 +169,7 @@ function SignUpForm({ onDone }: { onDone: () => Promise<void> }) {
     onSuccess: onDone,
   });
   return (
-    <Form
-      schema={SignUpRequest}
-      onSubmit={(req) => signUp.mutate(req)}
-      error={signUp.error}
-      pending={signUp.isPending}
-      aria-label="Create your account"
-    >
+    <Form schema={SignUpRequest} mutation={signUp} aria-label="Create your account">
       <Field label="Name" name="name" autoComplete="name" maxLength={LIMITS.nameMax} required />
       <Field
         label="Username"
@@ -192,16 +181,8 @@ function SignUpForm({ onDone }: { onDone: () => Promise<void> }) {
         hint="Your public address: lowercase letters, digits, - and _."
         required
       />
-      <Field label="Email" name="email" type="email" autoComplete="email" required />
-      <Field
-        label="Password"
-        name="password"
-        type="password"
-        autoComplete="new-password"
-        maxLength={LIMITS.passwordMax}
-        hint={`At least ${LIMITS.passwordMin} characters.`}
-        required
-      />
+      <EmailField />
+      <PasswordField choosing hint={`At least ${LIMITS.passwordMin} characters.`} />
       <FormError />
       <SubmitButton pendingLabel="Creating account…" data-testid="signup-submit">
         Create account

@@ -1,11 +1,19 @@
-import { ChangeEmailRequest, ChangePasswordRequest, LIMITS } from '@radiobroadcaster/contracts';
+import { ChangeEmailRequest, ChangePasswordRequest } from '@radiobroadcaster/contracts';
 import { useMutation, useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
 import { createFileRoute, useNavigate } from '@tanstack/react-router';
-import { useId, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { toast } from 'sonner';
 import { AuthRequiredOrError } from '../../../components/AuthRequired';
 import { ConfirmDialog } from '../../../components/ConfirmDialog';
-import { Field, Form, FormError, SubmitButton } from '../../../components/form';
+import {
+  EmailField,
+  Form,
+  FormError,
+  InputField,
+  NewPasswordField,
+  PasswordField,
+  SubmitButton,
+} from '../../../components/form';
 import { api } from '../../../lib/api';
 import { errorMessage } from '../../../lib/api-error';
 import { requireSession } from '../../../lib/auth';
@@ -49,10 +57,8 @@ function AccountPage() {
 
 function EmailCard({ email, verified }: { email: string; verified: boolean }) {
   const change = useMutation({
-    mutationFn: (req: ChangeEmailRequest & { form: HTMLFormElement }) =>
-      api.auth.changeEmail({ newEmail: req.newEmail }),
+    mutationFn: (req: ChangeEmailRequest) => api.auth.changeEmail({ newEmail: req.newEmail }),
     meta: { errorToast: false },
-    onSuccess: (_r, { form }) => form.reset(),
   });
   return (
     <section className="card account-section" aria-labelledby="email-title">
@@ -79,18 +85,14 @@ function EmailCard({ email, verified }: { email: string; verified: boolean }) {
       )}
       <Form
         schema={ChangeEmailRequest}
-        onSubmit={(req, form) => change.mutate({ ...req, form })}
-        error={change.error}
-        pending={change.isPending}
+        mutation={change}
+        resetOnSuccess
         aria-labelledby="email-title"
       >
-        <Field
+        <EmailField
           label="New email address"
           name="newEmail"
-          type="email"
-          autoComplete="email"
           hint="We mail a link to the new address; your account switches to it once you open the link."
-          required
         />
         <FormError />
         <SubmitButton pendingLabel="Sending…" data-testid="change-email-submit">
@@ -108,44 +110,27 @@ function EmailCard({ email, verified }: { email: string; verified: boolean }) {
 
 function PasswordCard() {
   const change = useMutation({
-    mutationFn: (req: ChangePasswordRequest & { form: HTMLFormElement }) =>
+    mutationFn: (req: ChangePasswordRequest) =>
       api.auth.changePassword({
         currentPassword: req.currentPassword,
         newPassword: req.newPassword,
         revokeOtherSessions: true,
       }),
     meta: { errorToast: false },
-    onSuccess: (_r, { form }) => {
-      form.reset();
-      toast.success('Password changed', { description: 'Your other sessions were signed out.' });
-    },
+    onSuccess: () =>
+      toast.success('Password changed', { description: 'Your other sessions were signed out.' }),
   });
   return (
     <section className="card account-section" aria-labelledby="password-title">
       <h2 id="password-title">Password</h2>
       <Form
         schema={ChangePasswordRequest}
-        onSubmit={(req, form) => change.mutate({ ...req, form })}
-        error={change.error}
-        pending={change.isPending}
+        mutation={change}
+        resetOnSuccess
         aria-labelledby="password-title"
       >
-        <Field
-          label="Current password"
-          name="currentPassword"
-          type="password"
-          autoComplete="current-password"
-          required
-        />
-        <Field
-          label="New password"
-          name="newPassword"
-          type="password"
-          autoComplete="new-password"
-          maxLength={LIMITS.passwordMax}
-          hint="Other devices are signed out when it changes."
-          required
-        />
+        <PasswordField label="Current password" name="currentPassword" />
+        <NewPasswordField hint="Other devices are signed out when it changes." />
         <FormError />
         <SubmitButton pendingLabel="Saving…" data-testid="change-password-submit">
           Change password
@@ -162,7 +147,6 @@ function DeleteCard({ username }: { username: string }) {
   const [open, setOpen] = useState(false);
   const [password, setPassword] = useState('');
   const opener = useRef<HTMLButtonElement>(null);
-  const passwordId = useId();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const remove = useMutation({
@@ -209,25 +193,16 @@ function DeleteCard({ username }: { username: string }) {
         <p>
           Your stations go off the air and their pages disappear. Type your password to confirm.
         </p>
-        <div className="field">
-          <label htmlFor={passwordId}>Password</label>
-          <input
-            id={passwordId}
-            className="input"
-            type="password"
-            autoComplete="current-password"
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-            aria-invalid={remove.isError || undefined}
-            aria-describedby={remove.isError ? `${passwordId}-error` : undefined}
-            data-testid="delete-password"
-          />
-          {remove.isError ? (
-            <span id={`${passwordId}-error`} className="field-error" role="alert">
-              {errorMessage(remove.error)}
-            </span>
-          ) : null}
-        </div>
+        <InputField
+          label="Password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          problem={remove.isError ? errorMessage(remove.error) : undefined}
+          alert
+          data-testid="delete-password"
+        />
       </ConfirmDialog>
     </section>
   );

@@ -32,12 +32,12 @@ function DomainsPage() {
   const inputRef = useRef<HTMLInputElement>(null);
 
   const add = useMutation({
-    mutationFn: ({ domain }: AddDomainRequest & { form: HTMLFormElement }) =>
-      api.domains.add(domain),
+    mutationFn: ({ domain }: AddDomainRequest) => api.domains.add(domain),
     // The server's reason is shown next to the field instead.
     meta: { errorToast: false },
-    onSuccess: async (added, { form }) => {
-      form.reset();
+    onSuccess: async (added) => {
+      // Emptied at once: the form's resetOnSuccess would wait until the list below has refreshed.
+      inputRef.current?.form?.reset();
       toast.success('Domain added', { description: added.domain });
       await queryClient.invalidateQueries({ queryKey: domainsQueryKey });
       inputRef.current?.focus();
@@ -67,9 +67,7 @@ function DomainsPage() {
       <Form
         className="card inline-form"
         schema={AddDomainRequest}
-        onSubmit={(req, form) => add.mutate({ ...req, form })}
-        error={add.error}
-        pending={add.isPending}
+        mutation={add}
         aria-label="Add a domain"
       >
         <Field

@@ -97,9 +97,8 @@ function AddWebhook({ stationId, full }: { stationId: string; full: boolean }) {
             description: v.description || undefined,
             events: WEBHOOK_EVENT_TYPES.filter((e) => v[`event:${e}`] === 'on'),
           })}
-          onSubmit={(req, form) => create.mutate(req, { onSuccess: () => form.reset() })}
-          error={create.error}
-          pending={create.isPending}
+          mutation={create}
+          resetOnSuccess
           data-testid="add-webhook-form"
         >
           <Field
