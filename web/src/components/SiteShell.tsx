@@ -1,12 +1,12 @@
 import { PRODUCT_NAME } from '@radiobroadcaster/contracts';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { Link, useRouter, useRouterState } from '@tanstack/react-router';
 import { useEffect, useRef, type ReactNode } from 'react';
-import { toast } from 'sonner';
-import { api } from '../lib/api';
-import { sessionQueryKey, sessionQueryOptions } from '../queries/session.queries';
+import { useSignOut } from '../lib/auth';
+import { sessionQueryOptions } from '../queries/session.queries';
 import { OnAirBar } from './broadcast/OnAirBar';
 import { Logo } from './Logo';
+import { MutationButton } from './MutationButton';
 
 /** Header, main landmark and footer shared by every page inside the layout. */
 export function SiteShell({ children }: { children: ReactNode }) {
@@ -64,19 +64,10 @@ function SiteHeader() {
 }
 
 function AccountMenu({ username }: { username: string }) {
-  const queryClient = useQueryClient();
   const router = useRouter();
-  const signOut = useMutation({
-    mutationFn: () => api.auth.signOut(),
-    meta: { errorTitle: 'Sign-out failed' },
-    onSuccess: async () => {
-      queryClient.setQueryData(sessionQueryKey, null);
-      await queryClient.invalidateQueries({ queryKey: sessionQueryKey });
-      queryClient.removeQueries({ queryKey: ['me'] });
-      toast.success('Signed out');
-      await router.navigate({ to: '/' });
-      await router.invalidate();
-    },
+  const signOut = useSignOut(async () => {
+    await router.navigate({ to: '/' });
+    await router.invalidate();
   });
   const menu = useRef<HTMLDetailsElement>(null);
   const path = useRouterState({ select: (s) => s.location.pathname });
@@ -121,15 +112,9 @@ function AccountMenu({ username }: { username: string }) {
         <Link to="/settings/account" className="menu-item" data-testid="menu-account">
           Account
         </Link>
-        <button
-          type="button"
-          className="menu-item"
-          onClick={() => signOut.mutate()}
-          disabled={signOut.isPending}
-          data-testid="signout"
-        >
+        <MutationButton mutation={signOut} className="menu-item" data-testid="signout">
           Sign out
-        </button>
+        </MutationButton>
       </div>
     </details>
   );

@@ -1,7 +1,9 @@
 import type { SessionResponse } from '@radiobroadcaster/contracts';
-import type { QueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { redirect } from '@tanstack/react-router';
-import { sessionQueryOptions } from '../queries/session.queries';
+import { toast } from 'sonner';
+import { sessionQueryKey, sessionQueryOptions } from '../queries/session.queries';
+import { api } from './api';
 
 /** Thrown by `beforeLoad` of pages that need a session (they show 'Authentication required'). */
 export class AuthRequiredError extends Error {
@@ -34,4 +36,20 @@ export async function requireSessionOrSignUp(
 /** Only same-site paths are followed after sign-in. */
 export function safeRedirect(path: string | undefined): string | undefined {
   return path && path.startsWith('/') && !path.startsWith('//') ? path : undefined;
+}
+
+/** Signing out: nothing cached about the account outlives it; `then` runs after (a navigation). */
+export function useSignOut(then?: () => Promise<void>) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api.auth.signOut(),
+    meta: { errorTitle: 'Sign-out failed' },
+    onSuccess: async () => {
+      queryClient.setQueryData(sessionQueryKey, null);
+      await queryClient.invalidateQueries({ queryKey: sessionQueryKey });
+      queryClient.removeQueries({ queryKey: ['me'] });
+      toast.success('Signed out');
+      await then?.();
+    },
+  });
 }

@@ -4,6 +4,7 @@ import { toast } from 'sonner';
 import { api } from '../../lib/api';
 import { stationKeys } from '../../queries/station.queries';
 import { Field, Form, FormError, SubmitButton } from '../form';
+import { MutationButton } from '../MutationButton';
 
 /** What listeners see as the current track; pushed to them within a second. */
 export function NowPlayingCard({ station }: { station: Station }) {
@@ -76,15 +77,9 @@ export function NowPlayingCard({ station }: { station: Station }) {
           <SubmitButton pendingLabel="Updating…" data-testid="now-playing-set">
             Update now playing
           </SubmitButton>
-          <button
-            type="button"
-            className="btn"
-            onClick={() => clear.mutate()}
-            disabled={!np || clear.isPending}
-            data-testid="now-playing-clear"
-          >
+          <MutationButton mutation={clear} disabled={!np} data-testid="now-playing-clear">
             Clear
-          </button>
+          </MutationButton>
         </div>
       </Form>
     </section>

@@ -2,7 +2,6 @@ import { LIMITS, SignInRequest, SignUpRequest } from '@radiobroadcaster/contract
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, createFileRoute, useNavigate, useRouter } from '@tanstack/react-router';
 import { useState } from 'react';
-import { toast } from 'sonner';
 import { z } from 'zod';
 import { api } from '../../lib/api';
 import {
@@ -13,7 +12,8 @@ import {
   PasswordField,
   SubmitButton,
 } from '../../components/form';
-import { safeRedirect } from '../../lib/auth';
+import { MutationButton } from '../../components/MutationButton';
+import { safeRedirect, useSignOut } from '../../lib/auth';
 import { pageMeta, withSuffix } from '../../lib/seo';
 import { sessionQueryKey, sessionQueryOptions } from '../../queries/session.queries';
 
@@ -57,15 +57,7 @@ function SignInPage() {
     await navigate({ to: '/verify-email', search: { sent: true, next: target } });
   };
 
-  const signOut = useMutation({
-    mutationFn: () => api.auth.signOut(),
-    meta: { errorTitle: 'Sign-out failed' },
-    onSuccess: async () => {
-      queryClient.setQueryData(sessionQueryKey, null);
-      await queryClient.invalidateQueries({ queryKey: sessionQueryKey });
-      toast.success('Signed out');
-    },
-  });
+  const signOut = useSignOut();
 
   if (session.data) {
     return (
@@ -79,14 +71,7 @@ function SignInPage() {
             <Link to="/studio" className="btn btn-primary">
               Open the studio
             </Link>
-            <button
-              type="button"
-              className="btn"
-              onClick={() => signOut.mutate()}
-              disabled={signOut.isPending}
-            >
-              Sign out
-            </button>
+            <MutationButton mutation={signOut}>Sign out</MutationButton>
           </div>
         </div>
       </div>

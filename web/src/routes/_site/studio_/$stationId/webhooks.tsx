@@ -12,6 +12,7 @@ import { useState } from 'react';
 import { toast } from 'sonner';
 import { AuthRequiredOrError } from '../../../../components/AuthRequired';
 import { Field, Form, FormError, SubmitButton } from '../../../../components/form';
+import { MutationButton } from '../../../../components/MutationButton';
 import { StudioSubpage } from '../../../../components/StudioSubpage';
 import { audienceApi } from '../../../../lib/audience-api';
 import { requireSession } from '../../../../lib/auth';
@@ -255,41 +256,25 @@ function WebhookCard({ hook }: { hook: Webhook }) {
         </button>
       </div>
       <div className="actions">
-        <button
-          type="button"
+        <MutationButton
+          mutation={test}
+          pendingLabel="Sending…"
           className="btn btn-primary btn-sm"
-          onClick={() => test.mutate()}
-          disabled={test.isPending}
           data-testid="webhook-test"
         >
-          {test.isPending ? 'Sending…' : 'Send test event'}
-        </button>
-        <button
-          type="button"
-          className="btn btn-sm"
-          onClick={() => toggle.mutate()}
-          disabled={toggle.isPending}
-        >
+          Send test event
+        </MutationButton>
+        <MutationButton mutation={toggle} className="btn btn-sm">
           {hook.enabled ? 'Pause' : 'Resume'}
-        </button>
-        <button
-          type="button"
-          className="btn btn-sm"
-          onClick={() => rotate.mutate()}
-          disabled={rotate.isPending}
-        >
+        </MutationButton>
+        <MutationButton mutation={rotate} className="btn btn-sm">
           Rotate secret
-        </button>
+        </MutationButton>
         {confirmDelete ? (
           <span role="group" aria-label="Confirm deleting the webhook" className="actions">
-            <button
-              type="button"
-              className="btn btn-sm btn-danger"
-              onClick={() => remove.mutate()}
-              disabled={remove.isPending}
-            >
+            <MutationButton mutation={remove} className="btn btn-sm btn-danger">
               Yes, delete
-            </button>
+            </MutationButton>
             <button type="button" className="btn btn-sm" onClick={() => setConfirmDelete(false)}>
               Cancel
             </button>
@@ -414,15 +399,13 @@ function DeliveryRow({ delivery: d }: { delivery: WebhookDelivery }) {
         <time dateTime={d.createdAt}>{formatTime(d.createdAt)}</time>
       </td>
       <td>
-        <button
-          type="button"
+        <MutationButton
+          mutation={retry}
           className="btn btn-sm"
-          onClick={() => retry.mutate()}
-          disabled={retry.isPending}
           aria-label={`Resend ${d.eventType} event ${d.eventId}`}
         >
           Resend
-        </button>
+        </MutationButton>
       </td>
     </tr>
   );
