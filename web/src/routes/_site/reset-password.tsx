@@ -1,8 +1,8 @@
 import { LIMITS, ResetPasswordRequest } from '@radiobroadcaster/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, createFileRoute } from '@tanstack/react-router';
-import { useEffect, useRef } from 'react';
 import { z } from 'zod';
+import { AccountCardPage, Outcome } from '../../components/AccountCard';
 import { Form, FormError, NewPasswordField, SubmitButton } from '../../components/form';
 import { api } from '../../lib/api';
 import { ApiError } from '../../lib/api-error';
@@ -31,61 +31,49 @@ function ResetPasswordPage() {
     // Every session ended, this browser's too.
     onSuccess: () => queryClient.setQueryData(sessionQueryKey, null),
   });
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
-    if (reset.isSuccess) heading.current?.focus();
-  }, [reset.isSuccess]);
   // A used or old link is a problem of the link, not of the password typed.
   const linkDead =
     reset.error instanceof ApiError && reset.error.fields.some((f) => f.path === 'token');
 
   return (
-    <div className="container narrow page">
-      <div className="card account-card">
-        {reset.isSuccess ? (
-          <section aria-labelledby="reset-done" data-testid="password-reset">
-            <h1 id="reset-done" ref={heading} tabIndex={-1}>
-              Your password is changed
-            </h1>
-            <p>For your safety you are signed out everywhere. Sign in with the new password.</p>
-            <div className="actions">
-              <Link to="/signin" className="btn btn-primary">
-                Sign in
-              </Link>
-            </div>
-          </section>
-        ) : !token || linkDead ? (
-          <section aria-labelledby="reset-dead" data-testid="reset-link-expired">
-            <h1 id="reset-dead" tabIndex={-1}>
-              This link no longer works
-            </h1>
-            <p>Reset links work once, for 1 hour. Ask for a new one.</p>
-            <div className="actions">
-              <Link to="/forgot-password" className="btn btn-primary">
-                Mail me a new link
-              </Link>
-            </div>
-          </section>
-        ) : (
-          <>
-            <h1>Choose a new password</h1>
-            <Form
-              schema={ResetPasswordRequest}
-              toRequest={(v) => ({ token, newPassword: v.newPassword ?? '' })}
-              mutation={reset}
-              aria-label="Choose a new password"
-            >
-              <NewPasswordField
-                hint={`At least ${LIMITS.passwordMin} characters; a few uncommon words work well.`}
-              />
-              <FormError />
-              <SubmitButton pendingLabel="Saving…" data-testid="reset-submit">
-                Save the new password
-              </SubmitButton>
-            </Form>
-          </>
-        )}
-      </div>
-    </div>
+    <AccountCardPage>
+      {reset.isSuccess ? (
+        <Outcome title="Your password is changed" focus data-testid="password-reset">
+          <p>For your safety you are signed out everywhere. Sign in with the new password.</p>
+          <div className="actions">
+            <Link to="/signin" className="btn btn-primary">
+              Sign in
+            </Link>
+          </div>
+        </Outcome>
+      ) : !token || linkDead ? (
+        <Outcome title="This link no longer works" data-testid="reset-link-expired">
+          <p>Reset links work once, for 1 hour. Ask for a new one.</p>
+          <div className="actions">
+            <Link to="/forgot-password" className="btn btn-primary">
+              Mail me a new link
+            </Link>
+          </div>
+        </Outcome>
+      ) : (
+        <>
+          <h1>Choose a new password</h1>
+          <Form
+            schema={ResetPasswordRequest}
+            toRequest={(v) => ({ token, newPassword: v.newPassword ?? '' })}
+            mutation={reset}
+            aria-label="Choose a new password"
+          >
+            <NewPasswordField
+              hint={`At least ${LIMITS.passwordMin} characters; a few uncommon words work well.`}
+            />
+            <FormError />
+            <SubmitButton pendingLabel="Saving…" data-testid="reset-submit">
+              Save the new password
+            </SubmitButton>
+          </Form>
+        </>
+      )}
+    </AccountCardPage>
   );
 }

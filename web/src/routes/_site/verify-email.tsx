@@ -2,6 +2,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { Link, createFileRoute } from '@tanstack/react-router';
 import { useEffect, useRef } from 'react';
 import { z } from 'zod';
+import { AccountCardPage, Outcome } from '../../components/AccountCard';
 import { api } from '../../lib/api';
 import { errorMessage, isApiStatus } from '../../lib/api-error';
 import { safeRedirect } from '../../lib/auth';
@@ -28,13 +29,7 @@ export const Route = createFileRoute('/_site/verify-email')({
 
 function VerifyEmailPage() {
   const { token } = Route.useSearch();
-  return (
-    <div className="container narrow page">
-      <div className="card account-card">
-        {token ? <OpenedLink token={token} /> : <CheckInbox />}
-      </div>
-    </div>
-  );
+  return <AccountCardPage>{token ? <OpenedLink token={token} /> : <CheckInbox />}</AccountCardPage>;
 }
 
 /** After sign-up (or from settings): where the mail went, a resend button, and the way on. */
@@ -44,10 +39,7 @@ function CheckInbox() {
   const target = safeRedirect(next) ?? '/studio';
   const user = session.data?.user;
   return (
-    <section aria-labelledby="inbox-title" data-testid="check-inbox">
-      <h1 id="inbox-title" tabIndex={-1}>
-        Check your inbox
-      </h1>
+    <Outcome title="Check your inbox" data-testid="check-inbox">
       {user ? (
         <p>
           We sent a link to <strong data-testid="inbox-email">{user.email}</strong>. Open it to
@@ -66,7 +58,7 @@ function CheckInbox() {
           Continue to the studio
         </Link>
       </div>
-    </section>
+    </Outcome>
   );
 }
 
@@ -127,10 +119,11 @@ function OpenedLink({ token }: { token: string }) {
   if (verify.isSuccess) {
     const changed = verify.data.kind === 'change-email';
     return (
-      <section aria-labelledby="verified-title" data-testid="email-verified">
-        <h1 id="verified-title" ref={heading} tabIndex={-1}>
-          {changed ? 'Your new address is confirmed' : 'Your email is confirmed'}
-        </h1>
+      <Outcome
+        title={changed ? 'Your new address is confirmed' : 'Your email is confirmed'}
+        focus
+        data-testid="email-verified"
+      >
         <p>
           {changed ? 'Your account now uses ' : 'Thank you: '}
           <strong>{verify.data.email}</strong>
@@ -141,15 +134,12 @@ function OpenedLink({ token }: { token: string }) {
             {session.data ? 'Open the studio' : 'Sign in'}
           </Link>
         </div>
-      </section>
+      </Outcome>
     );
   }
   if (verify.isError) {
     return (
-      <section aria-labelledby="link-title" data-testid="link-expired">
-        <h1 id="link-title" ref={heading} tabIndex={-1}>
-          This link no longer works
-        </h1>
+      <Outcome title="This link no longer works" focus data-testid="link-expired">
         <p>
           {isApiStatus(verify.error, 400)
             ? 'It was used already or is more than 24 hours old.'
@@ -169,7 +159,7 @@ function OpenedLink({ token }: { token: string }) {
             </Link>
           </div>
         )}
-      </section>
+      </Outcome>
     );
   }
   return (
