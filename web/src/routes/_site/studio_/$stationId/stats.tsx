@@ -148,20 +148,12 @@ function StatsPage() {
           <Breakdown
             title="How"
             testId="by-transport"
-            rows={stats.byTransport.map((d) => ({
-              key: d.transport,
-              label: d.transport === 'webrtc' ? 'Live player (WebRTC)' : 'Stream URL (HTTP)',
-              ...d,
-            }))}
+            rows={named(stats.byTransport, 'transport', TRANSPORT_TEXT)}
           />
           <Breakdown
             title="Devices"
             testId="by-client"
-            rows={stats.byClient.map((d) => ({
-              key: d.client,
-              label: CLIENT_TEXT[d.client],
-              ...d,
-            }))}
+            rows={named(stats.byClient, 'client', CLIENT_TEXT)}
           />
         </div>
         {broadcast ? null : <Broadcasts list={stats.broadcasts} range={range} />}
@@ -169,6 +161,22 @@ function StatsPage() {
     </StudioSubpage>
   );
 }
+
+type Row = BreakdownProps['rows'][number];
+
+/** Rows keyed by one of their fields, named in words from `text`. */
+function named<F extends string, K extends string>(
+  rows: (Omit<Row, 'key' | 'label'> & Record<F, K>)[],
+  field: F,
+  text: Record<K, string>,
+): Row[] {
+  return rows.map((d) => ({ key: d[field], label: text[d[field]], ...d }));
+}
+
+const TRANSPORT_TEXT: Record<StationStats['byTransport'][number]['transport'], string> = {
+  webrtc: 'Live player (WebRTC)',
+  http: 'Stream URL (HTTP)',
+};
 
 const CLIENT_TEXT: Record<StationStats['byClient'][number]['client'], string> = {
   desktop: 'Computers',
@@ -230,15 +238,7 @@ function SeriesTable({ stats }: { stats: StationStats }) {
             <thead>
               <tr>
                 <th scope="col">{stats.interval === 'day' ? 'Day' : 'From'}</th>
-                <th scope="col" className="num">
-                  Peak listeners
-                </th>
-                <th scope="col" className="num">
-                  Listening hours
-                </th>
-                <th scope="col" className="num">
-                  Sessions
-                </th>
+                <NumberHeads names={['Peak listeners', 'Listening hours', 'Sessions']} />
               </tr>
             </thead>
             <tbody>
@@ -258,15 +258,13 @@ function SeriesTable({ stats }: { stats: StationStats }) {
   );
 }
 
-function Breakdown({
-  title,
-  rows,
-  testId,
-}: {
+interface BreakdownProps {
   title: string;
   rows: { key: string; label: string; sessions: number; listeningHours: number }[];
   testId: string;
-}) {
+}
+
+function Breakdown({ title, rows, testId }: BreakdownProps) {
   const total = rows.reduce((s, r) => s + r.listeningHours, 0);
   const id = `bd-${testId}`;
   return (
@@ -312,18 +310,7 @@ function Broadcasts({ list, range }: { list: BroadcastSummary[]; range: Range })
               <tr>
                 <th scope="col">Started</th>
                 <th scope="col">Length</th>
-                <th scope="col" className="num">
-                  Peak
-                </th>
-                <th scope="col" className="num">
-                  Hours
-                </th>
-                <th scope="col" className="num">
-                  Sessions
-                </th>
-                <th scope="col" className="num">
-                  Median
-                </th>
+                <NumberHeads names={['Peak', 'Hours', 'Sessions', 'Median']} />
               </tr>
             </thead>
             <tbody>
@@ -350,6 +337,15 @@ function Broadcasts({ list, range }: { list: BroadcastSummary[]; range: Range })
       )}
     </section>
   );
+}
+
+/** Headers of columns of figures (aligned right, as the figures are). */
+function NumberHeads({ names }: { names: string[] }) {
+  return names.map((name) => (
+    <th key={name} scope="col" className="num">
+      {name}
+    </th>
+  ));
 }
 
 function duration(b: BroadcastSummary): string {
