@@ -2,11 +2,12 @@ import { Module } from '@nestjs/common';
 import { MediaModule } from '../media/media.module.js';
 import { StreamKeysModule } from '../radio/stream-keys.module.js';
 import { StationsModule } from '../stations/stations.module.js';
+import { DemoBroadcast } from './demo-broadcast.js';
 import { DemoStationService } from './demo-station.service.js';
 
 /** The demo station the server publishes itself (`DEMO_STATION`, on by default). */
 @Module({
   imports: [MediaModule, StreamKeysModule, StationsModule],
-  providers: [DemoStationService],
+  providers: [DemoStationService, DemoBroadcast],
 })
 export class DemoModule {}
