@@ -8,6 +8,7 @@ import { Avatar, StationArt } from './StationArt';
 import { Link } from '@tanstack/react-router';
 import { useId } from 'react';
 import { usePlayback } from '../lib/use-playback';
+import { HeadphonesIcon, PlayIcon, StopIcon, VolumeIcon } from './icons';
 
 export function isLive(station: Station): boolean {
   return station.isActive && station.status === 'live';
@@ -37,6 +38,31 @@ export function StatusBadge({ station }: { station: Station }) {
       <span className="badge-dot" aria-hidden="true" />
       {STATUS_TEXT[status]}
     </span>
+  );
+}
+
+/**
+ * The station's state and how many listen. The studio announces changes of the count to its
+ * broadcaster; on the public page they would only interrupt the listeners.
+ */
+export function StationTop({ station, studio = false }: { station: Station; studio?: boolean }) {
+  return (
+    <div className="station-top">
+      <StatusBadge station={station} />
+      <span
+        className="listeners"
+        data-testid="station-listeners"
+        data-count={station.viewerCount}
+        aria-live={studio ? 'polite' : undefined}
+      >
+        {studio ? null : (
+          <>
+            <HeadphonesIcon />{' '}
+          </>
+        )}
+        {listenerLabel(station.viewerCount)}
+      </span>
+    </div>
   );
 }
 
@@ -83,20 +109,8 @@ const STATE_TEXT: Record<string, string> = {
 
 /** Play/stop, volume and the hidden audio element that carries the station. */
 export function PlayerControls({ station }: { station: Station }) {
-  const {
-    audioRef,
-    state,
-    viaHttp,
-    wanted,
-    errorText,
-    play,
-    stop,
-    volume,
-    setVolume,
-    muted,
-    setMuted,
-  } = usePlayback(station);
-  const volumeId = useId();
+  const playback = usePlayback(station);
+  const { audioRef, state, viaHttp, wanted, errorText, play, stop } = playback;
   const waiting = station.status === 'reconnecting' && state === 'live';
   const label =
     waiting && wanted
@@ -108,7 +122,6 @@ export function PlayerControls({ station }: { station: Station }) {
           : wanted
             ? 'Stop'
             : 'Play';
-  const shownVolume = Math.round((muted ? 0 : volume) * 100);
   return (
     <div className="player-wrap">
       <div className="player" data-testid="player" data-state={state}>
@@ -122,32 +135,7 @@ export function PlayerControls({ station }: { station: Station }) {
           {wanted ? <StopIcon /> : <PlayIcon />}
           <span className="play-label">{label}</span>
         </button>
-        <div className="volume">
-          <button
-            type="button"
-            className="icon-btn"
-            onClick={() => setMuted(!muted)}
-            aria-pressed={muted}
-            aria-label={muted ? 'Unmute' : 'Mute'}
-            data-testid="mute-button"
-          >
-            <VolumeIcon muted={muted || volume === 0} />
-          </button>
-          <label htmlFor={volumeId} className="sr-only">
-            Volume
-          </label>
-          <input
-            id={volumeId}
-            type="range"
-            min={0}
-            max={100}
-            step={1}
-            value={shownVolume}
-            onChange={(e) => setVolume(Number(e.target.value) / 100)}
-            aria-valuetext={`${shownVolume}%`}
-            data-testid="volume"
-          />
-        </div>
+        <VolumeControl playback={playback} />
         <audio ref={audioRef} data-testid="station-audio" />
       </div>
       <p
@@ -170,6 +158,44 @@ export function PlayerControls({ station }: { station: Station }) {
           seconds more delay).
         </p>
       ) : null}
+    </div>
+  );
+}
+
+/** Mute and the volume slider (0–100 %); the level is remembered for the next visit. */
+function VolumeControl({
+  playback: { volume, setVolume, muted, setMuted },
+}: {
+  playback: ReturnType<typeof usePlayback>;
+}) {
+  const volumeId = useId();
+  const shownVolume = Math.round((muted ? 0 : volume) * 100);
+  return (
+    <div className="volume">
+      <button
+        type="button"
+        className="icon-btn"
+        onClick={() => setMuted(!muted)}
+        aria-pressed={muted}
+        aria-label={muted ? 'Unmute' : 'Mute'}
+        data-testid="mute-button"
+      >
+        <VolumeIcon muted={muted || volume === 0} />
+      </button>
+      <label htmlFor={volumeId} className="sr-only">
+        Volume
+      </label>
+      <input
+        id={volumeId}
+        type="range"
+        min={0}
+        max={100}
+        step={1}
+        value={shownVolume}
+        onChange={(e) => setVolume(Number(e.target.value) / 100)}
+        aria-valuetext={`${shownVolume}%`}
+        data-testid="volume"
+      />
     </div>
   );
 }
@@ -221,16 +247,7 @@ export function StationView({ station, gone = false }: { station: Station; gone?
       <div className="station-hero card">
         <StationArt station={station} size="lg" />
         <div className="station-hero-main">
-          <div className="station-top">
-            <StatusBadge station={station} />
-            <span
-              className="listeners"
-              data-testid="station-listeners"
-              data-count={station.viewerCount}
-            >
-              <HeadphonesIcon /> {listenerLabel(station.viewerCount)}
-            </span>
-          </div>
+          <StationTop station={station} />
           <h1 className="station-name" data-testid="station-name">
             {station.name}
           </h1>
@@ -300,57 +317,5 @@ function StationShare({ station }: { station: Station }) {
       <EmbedSnippet station={`${username}/${station.slug}`} />
       <StreamUrl username={username} slug={station.slug} />
     </section>
-  );
-}
-
-export function PlayIcon() {
-  return (
-    <svg width="22" height="22" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
-      <path
-        d="M8 5.5v13a1 1 0 0 0 1.5.86l10.5-6.5a1 1 0 0 0 0-1.72L9.5 4.64A1 1 0 0 0 8 5.5z"
-        fill="currentColor"
-      />
-    </svg>
-  );
-}
-
-export function StopIcon() {
-  return (
-    <svg width="22" height="22" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
-      <rect x="6" y="6" width="12" height="12" rx="2" fill="currentColor" />
-    </svg>
-  );
-}
-
-function VolumeIcon({ muted }: { muted: boolean }) {
-  return (
-    <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
-      <path d="M4 9v6h4l5 4V5L8 9H4z" fill="currentColor" />
-      {muted ? (
-        <path d="M16 9l5 6M21 9l-5 6" stroke="currentColor" strokeWidth="2" strokeLinecap="round" />
-      ) : (
-        <path
-          d="M16 8.5a5 5 0 0 1 0 7M18.5 6a8.5 8.5 0 0 1 0 12"
-          stroke="currentColor"
-          strokeWidth="2"
-          fill="none"
-          strokeLinecap="round"
-        />
-      )}
-    </svg>
-  );
-}
-
-function HeadphonesIcon() {
-  return (
-    <svg width="16" height="16" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
-      <path
-        d="M4 15v-3a8 8 0 0 1 16 0v3M4 15a2 2 0 0 1 2-2h1v7H6a2 2 0 0 1-2-2v-3zm16 0a2 2 0 0 0-2-2h-1v7h1a2 2 0 0 0 2-2v-3z"
-        stroke="currentColor"
-        strokeWidth="2"
-        fill="none"
-        strokeLinejoin="round"
-      />
-    </svg>
   );
 }

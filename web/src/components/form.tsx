@@ -32,6 +32,7 @@ import {
 } from 'react';
 import type { z } from 'zod';
 import { ApiError, describeFields, errorMessage } from '../lib/api-error';
+import { WarningIcon } from './icons';
 
 type Values = Record<string, string>;
 
@@ -461,16 +462,5 @@ export function SubmitButton({
       {pending ? <span className="spinner" aria-hidden="true" /> : null}
       {pending ? pendingLabel : children}
     </button>
-  );
-}
-
-function WarningIcon() {
-  return (
-    <svg width="16" height="16" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
-      <path
-        d="M12 3 2 21h20L12 3zm0 5.5 6.2 11H5.8L12 8.5zM11 11v4h2v-4h-2zm0 5v2h2v-2h-2z"
-        fill="currentColor"
-      />
-    </svg>
   );
 }

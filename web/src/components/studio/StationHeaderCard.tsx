@@ -2,7 +2,7 @@ import type { Station } from '@radiobroadcaster/contracts';
 import { Link } from '@tanstack/react-router';
 import { siteOrigin } from '../../lib/site';
 import { CopyButton } from '../CopyButton';
-import { StatusBadge, listenerLabel } from '../StationView';
+import { StationTop } from '../StationView';
 
 /** The station at a glance: state, listeners, its public address. */
 export function StationHeaderCard({ station }: { station: Station }) {
@@ -10,17 +10,7 @@ export function StationHeaderCard({ station }: { station: Station }) {
   const url = `${siteOrigin()}/${username}/${station.slug}`;
   return (
     <section className="card" aria-labelledby="onair-title" data-testid="studio-status">
-      <div className="station-top">
-        <StatusBadge station={station} />
-        <span
-          className="listeners"
-          data-testid="station-listeners"
-          data-count={station.viewerCount}
-          aria-live="polite"
-        >
-          {listenerLabel(station.viewerCount)}
-        </span>
-      </div>
+      <StationTop station={station} studio />
       <h2 id="onair-title" className="station-name" data-testid="station-name">
         {station.name}
       </h2>
