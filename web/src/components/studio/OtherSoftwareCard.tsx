@@ -204,12 +204,7 @@ export function OtherSoftwareCard({ station }: { station: Station }) {
                       ) : null}
                     </dl>
                     <p className="small muted">liquidsoap:</p>
-                    <Snippet
-                      text={shown.liquidsoap}
-                      copy={details.liquidsoap}
-                      label="Copy the liquidsoap output"
-                      testId="liquidsoap-snippet"
-                    />
+                    <Snippet part="liquidsoap" shown={shown} real={details} />
                   </>
                 ) : (
                   <>
@@ -217,12 +212,7 @@ export function OtherSoftwareCard({ station }: { station: Station }) {
                       Streams a file (replace <code>music.mp3</code>) as Ogg/Opus; any input ffmpeg
                       reads works, a sound card too.
                     </p>
-                    <Snippet
-                      text={shown.ffmpeg}
-                      copy={details.ffmpeg}
-                      label="Copy the command"
-                      testId="ffmpeg-command"
-                    />
+                    <Snippet part="ffmpeg" shown={shown} real={details} />
                   </>
                 )}
               </div>
@@ -275,23 +265,28 @@ function Row({
   );
 }
 
+const SNIPPETS = {
+  liquidsoap: { label: 'Copy the liquidsoap output', testId: 'liquidsoap-snippet' },
+  ffmpeg: { label: 'Copy the command', testId: 'ffmpeg-command' },
+} as const;
+
+/** A snippet to paste: shown with the key as the card shows it, copied with the real key. */
 function Snippet({
-  text,
-  copy,
-  label,
-  testId,
+  part,
+  shown,
+  real,
 }: {
-  text: string;
-  copy: string;
-  label: string;
-  testId: string;
+  part: keyof typeof SNIPPETS;
+  shown: ReturnType<typeof connectionDetails>;
+  real: ReturnType<typeof connectionDetails>;
 }) {
+  const { label, testId } = SNIPPETS[part];
   return (
     <div className="sw-snippet">
       <pre data-testid={testId}>
-        <code>{text}</code>
+        <code>{shown[part]}</code>
       </pre>
-      <CopyButton text={copy} label={label} data-testid={`${testId}-copy`} />
+      <CopyButton text={real[part]} label={label} data-testid={`${testId}-copy`} />
     </div>
   );
 }
