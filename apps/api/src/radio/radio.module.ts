@@ -4,7 +4,9 @@ import { MediaModule } from '../media/media.module.js';
 import { StationsModule } from '../stations/stations.module.js';
 import { StatsModule } from '../stats/stats.module.js';
 import { HttpListen } from './http-listen.service.js';
+import { HttpStreams } from './http-streams.js';
 import { IcecastIngest } from './icecast-ingest.service.js';
+import { ListenAddresses } from './listen-addresses.js';
 import { StreamKeysModule } from './stream-keys.module.js';
 
 /**
@@ -13,7 +15,7 @@ import { StreamKeysModule } from './stream-keys.module.js';
  */
 @Module({
   imports: [StationsModule, StreamKeysModule, MediaModule, DomainsModule, StatsModule],
-  providers: [IcecastIngest, HttpListen],
+  providers: [IcecastIngest, HttpListen, HttpStreams, ListenAddresses],
   exports: [IcecastIngest, HttpListen],
 })
 export class RadioModule {}
