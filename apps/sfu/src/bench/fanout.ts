@@ -33,6 +33,11 @@ const engine = await createWeriftEngine({
   udpPort: udpPort === '' ? undefined : Number(udpPort),
 });
 const station = 'bench';
+/** Why listeners left during each step (the SFU's view): a collapse names its cause. */
+let goneReasons: Record<string, number> = {};
+engine.on((e) => {
+  if (e.type === 'listener-gone') goneReasons[e.reason] = (goneReasons[e.reason] ?? 0) + 1;
+});
 const rss0 = process.memoryUsage().rss;
 const pub = await createTestPublisher(engine, station);
 await pub.connected;
@@ -79,7 +84,7 @@ const pct = (a: number[], p: number) => {
 };
 console.log(`shards=${shards} srtp=${srtp} window=${windowS}s payload=160B 50pps`);
 console.log(
-  'listeners  loss%   shardELU%(each)   ELU%/100L  mainELU%  procCPU%  cpuUs/pkt  firstPkt p50/p95 ms  verified/corrupt  rssKiB/L  sinkCPU%  joins/s  rampLoss%',
+  'listeners  loss%   shardELU%(each)   ELU%/100L  mainELU%  procCPU%  cpuUs/pkt  firstPkt p50/p95 ms  verified/corrupt  rssKiB/L  sinkCPU%  joins/s  rampLoss%  sys%',
 );
 let total = 0;
 const windowOf = async () => {
@@ -151,8 +156,11 @@ for (const target of steps) {
       .join('/')
       .padStart(
         16,
-      )}  ${((sum / Math.max(1, n)) * 100).toFixed(2).padStart(9)}  ${(m1.utilization * 100).toFixed(1).padStart(8)}  ${procCpu.toFixed(1).padStart(8)}  ${usPerPkt.toFixed(1).padStart(9)}  ${pct(ramp.joins, 50)}/${pct(ramp.joins, 95)}  ${verified}/${corrupt}  ${rssPerListener.toFixed(0).padStart(8)}  ${steady.sinkCpu.toFixed(1).padStart(8)}  ${joinsPerS.toFixed(1).padStart(7)}  ${ramp.loss.toFixed(3).padStart(7)}`,
+      )}  ${((sum / Math.max(1, n)) * 100).toFixed(2).padStart(9)}  ${(m1.utilization * 100).toFixed(1).padStart(8)}  ${procCpu.toFixed(1).padStart(8)}  ${usPerPkt.toFixed(1).padStart(9)}  ${pct(ramp.joins, 50)}/${pct(ramp.joins, 95)}  ${verified}/${corrupt}  ${rssPerListener.toFixed(0).padStart(8)}  ${steady.sinkCpu.toFixed(1).padStart(8)}  ${joinsPerS.toFixed(1).padStart(7)}  ${ramp.loss.toFixed(3).padStart(7)}  ${((cpu.system / (windowS * 1e6)) * 100).toFixed(1).padStart(5)}`,
   );
+  if (Object.keys(goneReasons).length)
+    console.log(`  listeners gone: ${JSON.stringify(goneReasons)}`);
+  goneReasons = {};
 }
 clearInterval(pace);
 sinkList.forEach((s) => s.child.send({ op: 'exit' }));

@@ -334,8 +334,7 @@ export class ListenerShard {
       transport.socket
     ) {
       l.socket = transport.socket;
-      // experimental, off by default: correlated with stalled DTLS handshakes of other peers in tests
-      if (process.env.SFU_SYNC_LOOKUP === '1') enableSyncLookup(transport.socket);
+      enableSyncLookup(transport.socket);
       l.host = pair.remoteCandidate.host;
       l.port = pair.remoteCandidate.port;
     } else {

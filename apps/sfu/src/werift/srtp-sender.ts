@@ -103,7 +103,11 @@ export class SrtpStreamSender {
   private readonly hmac: HmacSha1 | null = null;
   private readonly ivPrefix = Buffer.alloc(14);
   private counters = Buffer.alloc(0);
-  private keystream: Buffer = Buffer.alloc(0);
+  /** The batch's keystream, in 32-bit words for the XOR (its bytes in `keystream`). */
+  private keystream = new Uint8Array(0);
+  private keystream32 = new Int32Array(0);
+  /** 32-bit views of `out` (the payload starts at word 3, after the 12-byte header). */
+  private readonly out32: Int32Array[] = [];
   private ksFirst = -1;
   private ksBlocks = 0;
   packets = 0;
@@ -119,7 +123,7 @@ export class SrtpStreamSender {
   ) {
     this.gcm = keys.profile === PROFILE_AEAD_AES_128_GCM;
     this.iv = Buffer.alloc(12);
-    for (let i = 0; i < OUT_RING; i++) this.out.push(this.newOut(HEADER_BYTES + 512));
+    for (let i = 0; i < OUT_RING; i++) this.setOut(i, this.newOut(HEADER_BYTES + 512));
     if (!this.gcm) {
       this.ecb = createCipheriv('aes-128-ecb', keys.key, null);
       this.ecb.setAutoPadding(false);
@@ -130,8 +134,14 @@ export class SrtpStreamSender {
     }
   }
 
+  private setOut(i: number, b: Buffer): void {
+    this.out[i] = b;
+    this.out32[i] = new Int32Array(b.buffer, b.byteOffset, b.length >>> 2);
+  }
+
   private newOut(size: number): Buffer {
-    const b = Buffer.alloc(size);
+    // its own ArrayBuffer (Buffer.alloc never pools), so the 32-bit view is aligned
+    const b = Buffer.alloc((size + 3) & ~3);
     b[0] = 0x80;
     b.writeUInt32BE(this.ssrc >>> 0, 8);
     return b;
@@ -165,12 +175,13 @@ export class SrtpStreamSender {
   ): number {
     const n = payload.length;
     const size = HEADER_BYTES + n + (this.gcm ? GCM_TAG_BYTES : CM_TAG_BYTES + 4);
-    let buf = this.out[this.ring]!;
+    const slot = this.ring;
+    let buf = this.out[slot]!;
     if (buf.length < size) {
       buf = this.newOut(Math.max(size, buf.length * 2));
-      this.out[this.ring] = buf;
+      this.setOut(slot, buf);
     }
-    this.ring = (this.ring + 1) % OUT_RING;
+    this.ring = (slot + 1) % OUT_RING;
     buf[1] = (marker ? 0x80 : 0) | this.payloadType;
     buf[2] = (seq >>> 8) & 0xff;
     buf[3] = seq & 0xff;
@@ -204,9 +215,17 @@ export class SrtpStreamSender {
         this.fillKeystream(index, blocks);
         at = 0;
       }
+      // payload copied natively, then XORed in place a word at a time (the keystream of one packet
+      // starts on a 16-byte boundary; the payload on word 3 of `out`)
+      buf.set(payload, HEADER_BYTES);
+      const out32 = this.out32[slot]!;
+      const ks32 = this.keystream32;
+      const w0 = (at * this.ksBlocks) << 2;
+      const words = n >>> 2;
+      for (let w = 0; w < words; w++) out32[3 + w] ^= ks32[w0 + w]!;
       const ks = this.keystream;
-      const k0 = at * this.ksBlocks * 16;
-      for (let i = 0; i < n; i++) buf[HEADER_BYTES + i] = payload[i]! ^ ks[k0 + i]!;
+      const k0 = w0 << 2;
+      for (let i = words << 2; i < n; i++) buf[HEADER_BYTES + i] ^= ks[k0 + i]!;
       // RFC 3711 4.2: tag = HMAC-SHA1(auth key, header || encrypted payload || ROC), first 80 bits,
       // written over the ROC once it has been read.
       const end = HEADER_BYTES + n;
@@ -247,7 +266,12 @@ export class SrtpStreamSender {
         c[o + 15] = j & 0xff;
       }
     }
-    this.keystream = this.ecb!.update(c);
+    const ks = this.ecb!.update(c);
+    if (this.keystream.length !== ks.length) {
+      this.keystream = new Uint8Array(ks.length);
+      this.keystream32 = new Int32Array(this.keystream.buffer);
+    }
+    this.keystream.set(ks);
     this.ksFirst = first;
     this.ksBlocks = per;
   }

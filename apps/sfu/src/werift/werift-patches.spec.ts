@@ -1,8 +1,10 @@
 import { promises as dns } from 'node:dns';
+import { createRequire } from 'node:module';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { createTestListener, waitFor } from '../test-peers.js';
 import { createPeer } from './werift-config.js';
 import { createWeriftEngine } from './werift-engine.js';
+import './werift-patches.js';
 
 /** Names werift resolves (its STUN transactions look up the server's host first). */
 function recordLookups() {
@@ -72,5 +74,37 @@ describe('werift DTLS close', () => {
       await listener.close();
       await engine.close();
     }
+  });
+});
+
+describe('werift X25519', () => {
+  it('is node:crypto’s: same secrets as RFC 7748, tweetnacl’s contract, and a low-order key refused', () => {
+    const require = createRequire(createRequire(import.meta.url).resolve('werift'));
+    const nacl = require('tweetnacl') as {
+      box: { keyPair: () => { publicKey: Uint8Array; secretKey: Uint8Array } };
+      scalarMult: (n: Uint8Array, p: Uint8Array) => Uint8Array;
+    };
+    const a = nacl.box.keyPair();
+    const b = nacl.box.keyPair();
+    for (const k of [a.publicKey, a.secretKey]) {
+      expect(k.length).toBe(32);
+      expect(k.buffer.byteLength).toBe(32);
+    }
+    const ab = nacl.scalarMult(a.secretKey, b.publicKey);
+    expect(Buffer.from(ab)).toEqual(Buffer.from(nacl.scalarMult(b.secretKey, a.publicKey)));
+    // RFC 7748 6.1 test vector
+    const alice = Buffer.from(
+      '77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a',
+      'hex',
+    );
+    const bobPublic = Buffer.from(
+      'de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f',
+      'hex',
+    );
+    expect(Buffer.from(nacl.scalarMult(alice, bobPublic)).toString('hex')).toBe(
+      '4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742',
+    );
+    // tweetnacl answers an all-zero secret for a low-order point; OpenSSL refuses it
+    expect(() => nacl.scalarMult(alice, new Uint8Array(32))).toThrow();
   });
 });

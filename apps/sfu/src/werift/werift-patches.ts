@@ -1,3 +1,10 @@
+import {
+  createPrivateKey,
+  createPublicKey,
+  diffieHellman,
+  generateKeyPairSync,
+  type KeyObject,
+} from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Connection, RTCDtlsTransport } from 'werift';
@@ -29,6 +36,62 @@ export function applyWeriftPatches(): void {
     return original.apply(this, args);
   };
   patchCloseNotify();
+  patchX25519();
+}
+
+/**
+ * werift's DTLS does its X25519 key exchange (the curve Chromium, Firefox and werift offer first) with
+ * tweetnacl in JavaScript: ~1.5 ms of a shard's thread per handshake, twice (key pair and shared
+ * secret), while that thread also forwards every listener's audio. node:crypto does the same in
+ * ~0.05 ms. Both functions keep tweetnacl's contract (32-byte arrays; werift reads `.buffer`, so each
+ * result owns its whole ArrayBuffer).
+ */
+function patchX25519(): void {
+  const require = createRequire(weriftEntry());
+  const nacl = require('tweetnacl') as Partial<Nacl>;
+  if (typeof nacl.scalarMult !== 'function' || typeof nacl.box?.keyPair !== 'function') {
+    throw new Error('werift changed: tweetnacl scalarMult / box.keyPair are gone');
+  }
+  nacl.box.keyPair = () => {
+    const { privateKey, publicKey } = generateKeyPairSync('x25519');
+    return { secretKey: rawPrivate(privateKey), publicKey: rawPublic(publicKey) };
+  };
+  nacl.scalarMult = (secret: Uint8Array, peer: Uint8Array) => {
+    const shared = diffieHellman({
+      privateKey: createPrivateKey({
+        key: Buffer.concat([PKCS8_X25519, secret]),
+        format: 'der',
+        type: 'pkcs8',
+      }),
+      publicKey: createPublicKey({
+        key: Buffer.concat([SPKI_X25519, peer]),
+        format: 'der',
+        type: 'spki',
+      }),
+    });
+    return new Uint8Array(shared);
+  };
+}
+
+/** DER prefixes of an X25519 key (RFC 8410): the raw 32 bytes follow. */
+const PKCS8_X25519 = Buffer.from('302e020100300506032b656e04220420', 'hex');
+const SPKI_X25519 = Buffer.from('302a300506032b656e032100', 'hex');
+
+function rawPrivate(key: KeyObject): Uint8Array {
+  return new Uint8Array(key.export({ format: 'der', type: 'pkcs8' }).subarray(-32));
+}
+function rawPublic(key: KeyObject): Uint8Array {
+  return new Uint8Array(key.export({ format: 'der', type: 'spki' }).subarray(-32));
+}
+
+interface Nacl {
+  scalarMult: (n: Uint8Array, p: Uint8Array) => Uint8Array;
+  box: { keyPair: () => { publicKey: Uint8Array; secretKey: Uint8Array } };
+}
+
+/** tweetnacl as werift resolves it (werift's own dependency, not ours). */
+function weriftEntry(): string {
+  return createRequire(import.meta.url).resolve('werift');
 }
 
 /**
