@@ -1,3 +1,5 @@
+import type { CapacityOptions } from './werift/capacity.js';
+
 /**
  * The media seam: everything the API asks of the SFU goes through `MediaEngine`. Two
  * implementations sit side by side: `werift/` (the SFU in this process, also what every SFU node
@@ -33,18 +35,14 @@ export interface MediaEngineOptions {
   listenerTimeoutMs?: number;
   /**
    * Admission control: addListener throws CapacityError above this many listeners (engine-wide).
-   * Default {@link LISTENERS_PER_SHARD} per shard; 0 = no limit.
+   * Below it, each shard also takes only as many listeners as its thread is measured to hold on this
+   * machine (werift/capacity.ts). Default: no fixed cap, the measured capacity alone; 0 = no limit at
+   * all (benchmarks that look for the breaking point).
    */
   maxListeners?: number;
+  /** How shards measure what they hold (target share of a core, the prior before measurements). */
+  capacity?: CapacityOptions;
 }
-
-/**
- * Listeners one shard (one core) is allowed by default: measured with the SFU pinned to one core
- * (bench:sfu, SRTP AES-CM as browsers negotiate), a listener costs ~19 µs per packet, ~1,050 listeners
- * at 100 % of the core; past ~90 % the listeners' ICE consent lapses and most of them drop at once, so
- * the default keeps ~30 % headroom.
- */
-export const LISTENERS_PER_SHARD = 750;
 
 export interface SessionAnswer {
   sessionId: string;

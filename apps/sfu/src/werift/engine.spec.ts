@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import {
   CapacityError,
-  LISTENERS_PER_SHARD,
   SdpError,
   createWeriftEngine,
   type EngineEvent,
@@ -269,15 +268,24 @@ describe('werift media engine (in-thread shard)', () => {
     }
   });
 
-  test('admits 750 listeners per shard by default, as many as asked, or any number with 0', async () => {
-    expect(engine.stats().maxListeners).toBe(LISTENERS_PER_SHARD);
-    expect(LISTENERS_PER_SHARD).toBe(750);
+  test('admits what each shard is measured to hold, at most as many as asked, or any number with 0', async () => {
     const engines = await Promise.all([
+      createWeriftEngine({ shards: 0 }),
       createWeriftEngine({ shards: 0, maxListeners: 0 }),
       createWeriftEngine({ shards: 0, maxListeners: 250 }),
+      // a machine where one listener would fill the shard
+      createWeriftEngine({ shards: 0, capacity: { prior: { perSend: 0.01, perHandshake: 1e-3 } } }),
     ]);
+    const [fresh, , , slow] = engines;
     try {
-      expect(engines.map((e) => e.stats().maxListeners)).toEqual([null, 250]);
+      // before its first measurement a shard holds what a conservative prior allows
+      expect(fresh!.stats().maxListeners).toBeGreaterThan(500);
+      expect(engines.slice(1).map((e) => e.stats().maxListeners)).toEqual([null, 250, 1]);
+      const a = await createTestListener(slow!, 'measured');
+      await expect(createTestListener(slow!, 'measured')).rejects.toThrow(
+        'listener capacity reached (1)',
+      );
+      await a.close();
     } finally {
       await Promise.all(engines.map((e) => e.close()));
     }

@@ -3,6 +3,7 @@ import type { RTCPeerConnection, RTCRtpTransceiver } from 'werift';
 import { MuxUdpProtocol, type IceMux, type IceMuxStats } from '../net/ice-mux.js';
 import { PacketCache, type CachedPacket } from '../nack.js';
 import { validateOffer } from '../sdp.js';
+import { threadCpuSeconds } from './capacity.js';
 import { Gate } from './gate.js';
 import { negotiateAnswer } from './negotiate.js';
 import { enableSyncLookup, extractSrtpKeys, SrtpStreamSender } from './srtp-sender.js';
@@ -28,6 +29,10 @@ export interface ShardStats {
   /** connected listeners per SRTP profile */
   gcm: number;
   cm: number;
+  /** Listener handshakes started so far. */
+  handshakes: number;
+  /** CPU time this shard's thread has used so far (null where the OS does not say). */
+  cpuSeconds: number | null;
   /** This thread's share of the node's one port (sessions, connected sockets, drops). */
   mux?: IceMuxStats;
 }
@@ -105,6 +110,7 @@ export class ListenerShard {
   private packetsIn = 0;
   private closed = false;
   private readonly handshakes = new Gate(HANDSHAKES_AT_ONCE);
+  private handshakesStarted = 0;
 
   constructor(
     private readonly cfg: ShardConfig,
@@ -141,6 +147,8 @@ export class ListenerShard {
       retransmits: this.retransmits,
       gcm,
       cm: listeners - gcm,
+      handshakes: this.handshakesStarted,
+      cpuSeconds: threadCpuSeconds(),
       mux: this.mux?.stats(),
     };
   }
@@ -149,6 +157,7 @@ export class ListenerShard {
     if (this.closed) throw new Error('shard closed');
     const offer = validateOffer(offerSdp, 'listener');
     const done = await this.handshakes.enter();
+    this.handshakesStarted++;
     const slot = setTimeout(done, HANDSHAKE_SLOT_MS);
     const free = () => {
       clearTimeout(slot);

@@ -34,6 +34,8 @@ const EMPTY_STATS: ShardStats = {
   retransmits: 0,
   gcm: 0,
   cm: 0,
+  handshakes: 0,
+  cpuSeconds: null,
 };
 
 /** How the engine talks to a shard, wherever it runs. */

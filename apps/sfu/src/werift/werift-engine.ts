@@ -15,7 +15,6 @@ import {
 import {
   CapacityError,
   EngineEvents,
-  LISTENERS_PER_SHARD,
   type EngineEvent,
   type EngineStats,
   type MediaEngine,
@@ -30,6 +29,7 @@ import { IceMux, MUX_TAG_LENGTH, type IceMuxStats } from '../net/ice-mux.js';
 import { IceMuxRouter } from '../net/ice-mux-router.js';
 import { NackRequester } from '../nack.js';
 import { validateOffer } from '../sdp.js';
+import { ShardCapacity, ShardLoad } from './capacity.js';
 import type { ShardConfig, ShardEvent } from './listener-shard.js';
 import { negotiateAnswer } from './negotiate.js';
 import {
@@ -95,7 +95,12 @@ class WeriftEngine implements MediaEngine, WeriftEngineInternals {
   private readonly settings: PeerSettings;
   private readonly publisherTimeoutMs: number;
   private readonly listenerTimeoutMs: number;
+  /** Engine-wide cap set by the operator (Infinity: none). */
   private readonly maxListeners: number;
+  /** Admission by what each shard's thread is measured to hold; off with `maxListeners: 0`. */
+  private readonly measured: boolean;
+  /** Per shard index: its load reports and the capacity they show. */
+  private readonly loads: ShardLoad[] = [];
   private packetsIn = 0;
   private nackedFromPublishers = 0;
   private closed = false;
@@ -113,9 +118,9 @@ class WeriftEngine implements MediaEngine, WeriftEngineInternals {
     };
     this.publisherTimeoutMs = opts.publisherTimeoutMs ?? 5000;
     this.listenerTimeoutMs = Math.min(10000, Math.max(1000, opts.listenerTimeoutMs ?? 10000));
-    const shards = Math.max(1, opts.shards ?? availableParallelism());
-    const max = opts.maxListeners ?? LISTENERS_PER_SHARD * shards;
-    this.maxListeners = max > 0 ? max : Infinity;
+    const max = opts.maxListeners;
+    this.maxListeners = max !== undefined && max > 0 ? max : Infinity;
+    this.measured = max !== 0;
     this.watchdog = setInterval(() => this.checkPublishers(), 250);
     this.watchdog.unref();
   }
@@ -200,7 +205,19 @@ class WeriftEngine implements MediaEngine, WeriftEngineInternals {
   }
 
   private onShardEvent(index: number, e: ShardEvent): void {
-    if (e.t === 'count') {
+    if (e.t === 'stats') {
+      const shard = this.shards[index];
+      if (!shard) return;
+      const load = (this.loads[index] ??= new ShardLoad(new ShardCapacity(this.opts.capacity)));
+      load.report({
+        at: Date.now(),
+        // where the OS gives no thread CPU time, the time the thread's event loop was busy
+        cpuSeconds: e.stats.cpuSeconds ?? shard.elu().active / 1000,
+        sends: e.stats.packetsOut,
+        handshakes: e.stats.handshakes,
+        listeners: e.stats.listeners,
+      });
+    } else if (e.t === 'count') {
       const st = this.station(e.stationId, true);
       st.shardCounts[index] = e.count;
       this.scheduleCountFlush(st);
@@ -460,12 +477,10 @@ class WeriftEngine implements MediaEngine, WeriftEngineInternals {
     if (this.listeners.size >= this.maxListeners) {
       throw new CapacityError(`listener capacity reached (${this.maxListeners})`);
     }
-    // Each shard holds at most its share of the measured capacity (LISTENERS_PER_SHARD by default):
-    // a join is never refused because a burst of handshakes briefly keeps a shard busy.
-    const perShard = Math.ceil(this.maxListeners / this.shards.length);
-    const alive = this.shards.filter((s) => s.alive && s.sessions < perShard);
-    if (alive.length === 0)
-      throw new CapacityError(`listener capacity reached (${this.maxListeners})`);
+    const alive = this.shards.filter((s) => s.alive && s.sessions < this.shardLimit(s.index));
+    if (alive.length === 0) {
+      throw new CapacityError(`listener capacity reached (${this.capacity() ?? 'no limit'})`);
+    }
     const shard = alive.reduce((a, b) => (b.sessions < a.sessions ? b : a));
     const sessionId = randomUUID();
     this.station(stationId, true);
@@ -516,6 +531,31 @@ class WeriftEngine implements MediaEngine, WeriftEngineInternals {
     );
   }
 
+  /**
+   * Listeners one shard may hold: its share of the operator's cap, and what its thread is measured
+   * to hold on this machine (ShardCapacity). A burst of joins is not read as a full shard.
+   */
+  private shardLimit(index: number): number {
+    const share = Math.ceil(this.maxListeners / this.shards.length);
+    if (!this.measured) return share;
+    return Math.min(share, this.shardCapacity(index));
+  }
+
+  private shardCapacity(index: number): number {
+    return (this.loads[index] ??= new ShardLoad(
+      new ShardCapacity(this.opts.capacity),
+    )).capacity.listeners();
+  }
+
+  /** What admission lets in engine-wide now; null when unlimited. */
+  private capacity(): number | null {
+    const measured = this.measured
+      ? this.shards.reduce((n, s) => n + (s.alive ? this.shardCapacity(s.index) : 0), 0)
+      : Infinity;
+    const cap = Math.min(this.maxListeners, measured);
+    return Number.isFinite(cap) ? cap : null;
+  }
+
   listenerCount(stationId: string): number {
     const st = this.stations.get(stationId);
     return st ? this.sum(st) : 0;
@@ -540,7 +580,7 @@ class WeriftEngine implements MediaEngine, WeriftEngineInternals {
       publishers,
       listeners,
       pendingListeners: Math.max(0, this.listeners.size - listeners),
-      maxListeners: Number.isFinite(this.maxListeners) ? this.maxListeners : null,
+      maxListeners: this.capacity(),
       shards: this.shardMode === 'worker' ? this.shards.length : 0,
       packetsIn: this.packetsIn,
       packetsOut: perShard.reduce((a, s) => a + s.packetsOut, 0),
