@@ -7,6 +7,7 @@ import { StationsModule } from '../stations/stations.module.js';
 import { StatsModule } from '../stats/stats.module.js';
 import { TurnModule } from '../turn/turn.module.js';
 import { JoinController } from './join.controller.js';
+import { ListenerCounts } from './listener-counts.js';
 import { MEDIA_ENGINE, mediaProviders } from './media.providers.js';
 import { MediaService } from './media.service.js';
 import { StationLifecycle } from './station-lifecycle.service.js';
@@ -16,7 +17,7 @@ import { WhipController } from './whip.controller.js';
 @Module({
   imports: [StationsModule, DomainsModule, StatsModule, StreamKeysModule, TurnModule],
   controllers: [JoinController, WhipController, WhepController, MetricsController],
-  providers: [...mediaProviders, MediaService, StationLifecycle, MetricsService],
+  providers: [...mediaProviders, MediaService, StationLifecycle, ListenerCounts, MetricsService],
   exports: [MEDIA_ENGINE, MediaService, MetricsService],
 })
 export class MediaModule {}

@@ -10,6 +10,7 @@ import type { EngineEvent, MediaEngine } from '@radiobroadcaster/sfu';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
 import { StationsService } from '../stations/stations.service.js';
+import { ListenerCounts } from './listener-counts.js';
 import { MEDIA_ENGINE } from './media.providers.js';
 import { SessionStore } from './session-store.js';
 
@@ -27,10 +28,6 @@ export class StationLifecycle implements OnModuleInit, OnApplicationBootstrap, O
   /** stationId -> the grace timer and the publisher session it waits on (null: none known). */
   private readonly graces = new Map<string, { sessionId: string | null; timer: NodeJS.Timeout }>();
   private readonly off: (() => void)[] = [];
-  /** Listener counts by station: WebRTC from the engine, HTTP per API node, and the last sum sent. */
-  private readonly engineCounts = new Map<string, number>();
-  private readonly httpCounts = new Map<string, Map<string, number>>();
-  private readonly publishedCounts = new Map<string, number>();
 
   constructor(
     @Inject(MEDIA_ENGINE) private readonly engine: MediaEngine,
@@ -38,22 +35,11 @@ export class StationLifecycle implements OnModuleInit, OnApplicationBootstrap, O
     @Inject(StationsService) private readonly stations: StationsService,
     @Inject(EventBus) private readonly bus: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(ListenerCounts) private readonly counts: ListenerCounts,
   ) {}
 
   onModuleInit(): void {
     this.off.push(this.engine.on((e) => void this.onEngineEvent(e)));
-    this.off.push(
-      this.bus.subscribe('station.httpListeners', ({ stationId, node, count }) => {
-        let byNode = this.httpCounts.get(stationId);
-        if (!byNode) this.httpCounts.set(stationId, (byNode = new Map()));
-        if (count > 0) byNode.set(node, count);
-        else byNode.delete(node);
-        if (byNode.size === 0) this.httpCounts.delete(stationId);
-        void this.publishCount(stationId).catch((err: Error) =>
-          this.logger.warn(`listener count of ${stationId}: ${err.message}`),
-        );
-      }),
-    );
     this.off.push(
       this.bus.subscribe('station.ended', ({ stationId, lastActiveAt }) => {
         this.clearGrace(stationId);
@@ -101,9 +87,7 @@ export class StationLifecycle implements OnModuleInit, OnApplicationBootstrap, O
           break;
         }
         case 'listeners':
-          if (e.count > 0) this.engineCounts.set(e.stationId, e.count);
-          else this.engineCounts.delete(e.stationId);
-          await this.publishCount(e.stationId, true);
+          await this.counts.fromEngine(e.stationId, e.count);
           break;
         case 'listener-gone':
           await this.sessions.takeSession(e.sessionId);
@@ -116,21 +100,6 @@ export class StationLifecycle implements OnModuleInit, OnApplicationBootstrap, O
       const station = 'stationId' in e ? ` for ${e.stationId}` : '';
       this.logger.warn(`engine event ${e.type}${station}: ${(err as Error).message}`);
     }
-  }
-
-  /**
-   * `viewerCount` = WebRTC listeners (the engine's count) + HTTP listeners on every API node.
-   * Sent by the node that gets the engine's counts (in a cluster, its leader).
-   */
-  private async publishCount(stationId: string, fromEngine = false): Promise<void> {
-    const cluster = this.engine.clusterInfo?.();
-    if (cluster && !cluster.leader) return;
-    let total = this.engineCounts.get(stationId) ?? 0;
-    for (const n of this.httpCounts.get(stationId)?.values() ?? []) total += n;
-    if (!fromEngine && this.publishedCounts.get(stationId) === total) return;
-    if (total > 0) this.publishedCounts.set(stationId, total);
-    else this.publishedCounts.delete(stationId);
-    await this.bus.publish('station.listeners', { stationId, viewerCount: total });
   }
 
   /** The publisher `sessionId` (null: none known) is gone; the station goes offline unless one returns. */

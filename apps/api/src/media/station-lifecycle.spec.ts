@@ -10,6 +10,7 @@ import { EventBus, InProcessEventBus } from '../events/event-bus.js';
 import { StationsService } from '../stations/stations.service.js';
 import { FakeMediaEngine } from '../testing/fake-media-engine.js';
 import { testConfig } from '../testing/test-app.js';
+import { ListenerCounts } from './listener-counts.js';
 import { MEDIA_ENGINE } from './media.providers.js';
 import { InMemorySessionStore, SessionStore } from './session-store.js';
 import { StationLifecycle } from './station-lifecycle.service.js';
@@ -54,6 +55,7 @@ describe('StationLifecycle (fake engine, no app)', () => {
     module = await Test.createTestingModule({
       providers: [
         StationLifecycle,
+        ListenerCounts,
         { provide: APP_CONFIG, useValue: testConfig({ PUBLISHER_GRACE_MS: String(GRACE_MS) }) },
         { provide: MEDIA_ENGINE, useValue: engine },
         { provide: SessionStore, useValue: sessions },
