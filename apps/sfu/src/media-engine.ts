@@ -98,6 +98,12 @@ export interface EngineStats {
     packetsOut: number;
     sendErrors: number;
     srtp?: { gcm: number; cm: number };
+    /** Listeners admission lets this shard hold now, null when unlimited. */
+    capacity?: number | null;
+    /** Listeners its thread is measured to hold on this machine (admitted or not). */
+    measuredCapacity?: number;
+    /** CPU time of the shard's thread so far, where the OS reports it. */
+    cpuSeconds?: number | null;
   }[];
 }
 

@@ -8,6 +8,7 @@
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { CapacityError } from '../media-engine.js';
 import { createWeriftEngine } from '../werift/werift-engine.js';
 import { createTestPublisher } from '../test-peers.js';
 
@@ -24,17 +25,22 @@ const sinks = Number(arg('sinks', '1'));
 const sinkCpu = arg('sink-cpu', '');
 /** One UDP port for every session (the node's mux; 0 = a free port); unset: a socket per session. */
 const udpPort = arg('udp-port', '');
+/** `measured`: admission as the product runs it (each shard takes what it is measured to hold). */
+const admission = arg('admission', 'off');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-// no admission cap: the benchmark measures what one shard can hold
+// By default no admission: the benchmark looks for what one shard can hold.
 const engine = await createWeriftEngine({
   shards,
-  maxListeners: 0,
+  maxListeners: admission === 'measured' ? undefined : 0,
   udpPort: udpPort === '' ? undefined : Number(udpPort),
 });
 const station = 'bench';
 /** Why listeners left during each step (the SFU's view): a collapse names its cause. */
 let goneReasons: Record<string, number> = {};
+/** Joins admission refused during each step (CapacityError). */
+let refused = 0;
+let refusedTotal = 0;
 engine.on((e) => {
   if (e.type === 'listener-gone') goneReasons[e.reason] = (goneReasons[e.reason] ?? 0) + 1;
 });
@@ -61,7 +67,10 @@ for (let i = 0; i < sinks; i++) {
   child.on('message', async (m: { op: string; id?: number; sdp?: string; connected?: number }) => {
     if (m.op === 'offer') {
       const ans = await engine.addListener(station, m.sdp!).catch((e: Error) => {
-        console.error('addListener failed', e.message);
+        if (e instanceof CapacityError) {
+          refused++;
+          refusedTotal++;
+        } else console.error('addListener failed', e.message);
         return null;
       });
       child.send({ op: 'answer', id: m.id, sdp: ans?.answerSdp ?? '' });
@@ -84,7 +93,7 @@ const pct = (a: number[], p: number) => {
 };
 console.log(`shards=${shards} srtp=${srtp} window=${windowS}s payload=160B 50pps`);
 console.log(
-  'listeners  loss%   shardELU%(each)   ELU%/100L  mainELU%  procCPU%  cpuUs/pkt  firstPkt p50/p95 ms  verified/corrupt  rssKiB/L  sinkCPU%  joins/s  rampLoss%  sys%',
+  'listeners  loss%   shardELU%(each)   ELU%/100L  mainELU%  procCPU%  cpuUs/pkt  firstPkt p50/p95 ms  verified/corrupt  rssKiB/L  sinkCPU%  joins/s  rampLoss%  sys%  shardCPU%  capacity',
 );
 let total = 0;
 const windowOf = async () => {
@@ -106,6 +115,8 @@ const windowOf = async () => {
     sinkCpu: sum('cpuPercent'),
   };
 };
+/** CPU seconds of the shards' threads (their last report, once a second). */
+const shardCpu = () => engine.stats().perShard.reduce((a, s) => a + (s.cpuSeconds ?? 0), 0);
 const connected = () => sinkList.reduce((a, s) => a + s.connected, 0);
 for (const target of steps) {
   // The ramp: listeners already held must keep their audio while the new ones join as fast as the
@@ -123,7 +134,8 @@ for (const target of steps) {
   }
   const deadline = Date.now() + 30000;
   while (
-    (engine.listenerCount(station) < total || connected() < engine.listenerCount(station)) &&
+    (engine.listenerCount(station) < total - refusedTotal ||
+      connected() < engine.listenerCount(station)) &&
     Date.now() < deadline
   ) {
     await sleep(100);
@@ -134,11 +146,13 @@ for (const target of steps) {
   const joinsPerS = (engine.listenerCount(station) - before) / Math.max(0.001, rampS);
   await sleep(1000);
   const e0 = engine.shardUtilization();
+  const t0cpu = shardCpu();
   const m0 = performance.eventLoopUtilization();
   const c0 = process.cpuUsage();
   sinkList.forEach((s) => s.child.send({ op: 'window-start' }));
   await sleep(windowS * 1000);
   const e1 = engine.shardUtilization();
+  const shardCpuPct = ((shardCpu() - t0cpu) / windowS) * 100;
   const m1 = performance.eventLoopUtilization(m0);
   const cpu = process.cpuUsage(c0);
   const steady = await windowOf();
@@ -156,11 +170,13 @@ for (const target of steps) {
       .join('/')
       .padStart(
         16,
-      )}  ${((sum / Math.max(1, n)) * 100).toFixed(2).padStart(9)}  ${(m1.utilization * 100).toFixed(1).padStart(8)}  ${procCpu.toFixed(1).padStart(8)}  ${usPerPkt.toFixed(1).padStart(9)}  ${pct(ramp.joins, 50)}/${pct(ramp.joins, 95)}  ${verified}/${corrupt}  ${rssPerListener.toFixed(0).padStart(8)}  ${steady.sinkCpu.toFixed(1).padStart(8)}  ${joinsPerS.toFixed(1).padStart(7)}  ${ramp.loss.toFixed(3).padStart(7)}  ${((cpu.system / (windowS * 1e6)) * 100).toFixed(1).padStart(5)}`,
+      )}  ${((sum / Math.max(1, n)) * 100).toFixed(2).padStart(9)}  ${(m1.utilization * 100).toFixed(1).padStart(8)}  ${procCpu.toFixed(1).padStart(8)}  ${usPerPkt.toFixed(1).padStart(9)}  ${pct(ramp.joins, 50)}/${pct(ramp.joins, 95)}  ${verified}/${corrupt}  ${rssPerListener.toFixed(0).padStart(8)}  ${steady.sinkCpu.toFixed(1).padStart(8)}  ${joinsPerS.toFixed(1).padStart(7)}  ${ramp.loss.toFixed(3).padStart(7)}  ${((cpu.system / (windowS * 1e6)) * 100).toFixed(1).padStart(5)}  ${shardCpuPct.toFixed(1).padStart(9)}  ${String(engine.stats().perShard.reduce((a, s) => a + (s.measuredCapacity ?? 0), 0)).padStart(8)}`,
   );
   if (Object.keys(goneReasons).length)
     console.log(`  listeners gone: ${JSON.stringify(goneReasons)}`);
+  if (refused) console.log(`  joins refused by admission: ${refused}`);
   goneReasons = {};
+  refused = 0;
 }
 clearInterval(pace);
 sinkList.forEach((s) => s.child.send({ op: 'exit' }));

@@ -34,7 +34,7 @@ const listeners = new Map<number, SinkListener>();
 let nextId = 1;
 const pendingAnswers = new Map<number, (sdp: string) => void>();
 const send = (m: unknown) => process.send?.(m);
-const verifyEvery = Number(process.env.SINK_VERIFY_EVERY ?? 50);
+const verifyEvery = Number(process.env.SINK_VERIFY_EVERY ?? 200);
 /** CPU of this process over the measurement window: shows when the load generator is the limit. */
 let windowCpu = { cpu: process.cpuUsage(), at: performance.now() };
 /** Listeners that joined after this instant count in the window's join figures. */

@@ -18,7 +18,10 @@
  * - `p:media:token:{tokenId}`      a listener token already opened its session
  * - `p:media:ip:{ip}`, `p:media:station:{id}` ZSET of listener slots (caps per IP and per station)
  * - `p:media:once:{key}`           a lifecycle step already taken by some API node
- * - `p:rl:{name}:{key}`            rate-limit windows
+ *
+ * Written by API nodes (rate limits, RedisThrottlerStorage; `rateLimit(name)` is the stem):
+ * - `p:rl:{name}:{key}:hits`       hits in the current window (PX = the window)
+ * - `p:rl:{name}:{key}:block`      set while the key is blocked (PX = the block)
  */
 export const mediaKeys = (p: string) => ({
   nodes: `${p}:sfu:nodes`,

@@ -94,6 +94,30 @@ describe.each(PROFILES)('SrtpStreamSender (%s)', (_name, profile) => {
     expect(sender.packets).toBe(seqs.length);
   });
 
+  it('never writes over a packet a socket still holds (a send libuv had to queue)', () => {
+    const { keys, rx } = pair();
+    // two listeners of one thread; the second socket's buffer is full, so each of its sends is queued
+    const a = new SrtpStreamSender(keys, 1, 111);
+    const b = new SrtpStreamSender(keys, 2, 111);
+    const queued: Buffer[] = [];
+    const full = {
+      send: (buf: Buffer) => queued.push(buf), // held, not copied, like a queued send
+      getSendQueueSize: () => queued.length,
+    } as unknown as Socket;
+    const sink = { send: () => undefined, getSendQueueSize: () => 0 } as unknown as Socket;
+    const payloads = Array.from({ length: 20 }, () => randomBytes(160));
+    payloads.forEach((p, i) => {
+      b.send(full, 1, '127.0.0.1', i, i * 960, false, p);
+      a.send(sink, 1, '127.0.0.1', i, i * 960, false, randomBytes(300));
+    });
+    queued.forEach((packet, i) => {
+      expect([i, RtpPacket.deSerialize(rx.decrypt(packet)).payload.equals(payloads[i]!)]).toEqual([
+        i,
+        true,
+      ]);
+    });
+  });
+
   it('is refused by the receiver when a byte is altered in transit', () => {
     const { keys, rx } = pair();
     const sender = new SrtpStreamSender(keys, 1234, 111);

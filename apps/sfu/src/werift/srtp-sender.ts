@@ -38,19 +38,44 @@ export function extractSrtpKeys(dtlsTransport: unknown): SrtpKeys | null {
   };
 }
 
-/**
- * Packets a listener's sender keeps in flight before it reuses their memory. A datagram the kernel
- * takes at once (the normal case) is copied out during the send call; one libuv had to queue waits
- * for the socket to drain, and only if the queue holds more than this many packets of one listener
- * (160 ms of audio) would a slot be overwritten: then that packet is lost and the newer one goes out
- * twice, which the receiver's replay check drops. Nothing is ever sent half-written.
- */
-const OUT_RING = 8;
 /** Packets whose AES-CM keystream is produced in one call (one native crossing per batch). */
 const KEYSTREAM_BATCH = 16;
 const HEADER_BYTES = 12;
 const CM_TAG_BYTES = 10;
 const GCM_TAG_BYTES = 16;
+
+/**
+ * The packet being written, shared by every sender of the thread: a datagram the kernel takes at once
+ * (the normal case) is copied out during the send call, so the next listener's packet can be written
+ * over it. When libuv has to queue a send (the socket's buffer is full), the queued send keeps this
+ * buffer and the thread takes a new one: nothing is ever sent half-written. One buffer instead of a
+ * ring per listener keeps the fan-out's working set small at thousands of listeners.
+ */
+class Scratch {
+  out = Buffer.alloc(0);
+  out32 = new Int32Array(0);
+  outView = new DataView(new ArrayBuffer(0));
+  counters = new DataView(new ArrayBuffer(0));
+
+  constructor() {
+    this.renewOut(HEADER_BYTES + 1024);
+  }
+
+  /** A fresh output buffer of at least `size` bytes (its own ArrayBuffer: the views are aligned). */
+  renewOut(size: number): void {
+    const b = Buffer.alloc(Math.max(this.out.length, (size + 3) & ~3));
+    this.out = b;
+    this.out32 = new Int32Array(b.buffer, 0, b.length >>> 2);
+    this.outView = new DataView(b.buffer, 0, b.length);
+  }
+
+  /** Room for `bytes` of AES-CM counter blocks (written whole at each keystream batch). */
+  counterSpace(bytes: number): DataView {
+    if (this.counters.byteLength < bytes) this.counters = new DataView(new ArrayBuffer(bytes));
+    return this.counters;
+  }
+}
+const scratch = new Scratch();
 
 const patchedSockets = new WeakSet<Socket>();
 
@@ -91,8 +116,6 @@ export function enableSyncLookup(socket: Socket): void {
  * in JS from precomputed pads (`HmacSha1`). AEAD_AES_128_GCM uses node:crypto's GCM per packet.
  */
 export class SrtpStreamSender {
-  private readonly out: Buffer[] = [];
-  private ring = 0;
   private readonly gcm: boolean;
   private roc = 0;
   private lastSeq = -1;
@@ -102,12 +125,9 @@ export class SrtpStreamSender {
   private readonly ecb: Cipher | null = null;
   private readonly hmac: HmacSha1 | null = null;
   private readonly ivPrefix = Buffer.alloc(14);
-  private counters = Buffer.alloc(0);
   /** The batch's keystream, in 32-bit words for the XOR (its bytes in `keystream`). */
   private keystream = new Uint8Array(0);
   private keystream32 = new Int32Array(0);
-  /** 32-bit views of `out` (the payload starts at word 3, after the 12-byte header). */
-  private readonly out32: Int32Array[] = [];
   private ksFirst = -1;
   private ksBlocks = 0;
   packets = 0;
@@ -123,7 +143,6 @@ export class SrtpStreamSender {
   ) {
     this.gcm = keys.profile === PROFILE_AEAD_AES_128_GCM;
     this.iv = Buffer.alloc(12);
-    for (let i = 0; i < OUT_RING; i++) this.setOut(i, this.newOut(HEADER_BYTES + 512));
     if (!this.gcm) {
       this.ecb = createCipheriv('aes-128-ecb', keys.key, null);
       this.ecb.setAutoPadding(false);
@@ -132,19 +151,6 @@ export class SrtpStreamSender {
       keys.salt.copy(this.ivPrefix, 0, 0, 14);
       for (let i = 0; i < 4; i++) this.ivPrefix[4 + i]! ^= (ssrc >>> (24 - 8 * i)) & 0xff;
     }
-  }
-
-  private setOut(i: number, b: Buffer): void {
-    this.out[i] = b;
-    this.out32[i] = new Int32Array(b.buffer, b.byteOffset, b.length >>> 2);
-  }
-
-  private newOut(size: number): Buffer {
-    // its own ArrayBuffer (Buffer.alloc never pools), so the 32-bit view is aligned
-    const b = Buffer.alloc((size + 3) & ~3);
-    b[0] = 0x80;
-    b.writeUInt32BE(this.ssrc >>> 0, 8);
-    return b;
   }
 
   /** Rollover counter for this sequence number (RFC 3711 3.3.1, sender side). */
@@ -175,17 +181,14 @@ export class SrtpStreamSender {
   ): number {
     const n = payload.length;
     const size = HEADER_BYTES + n + (this.gcm ? GCM_TAG_BYTES : CM_TAG_BYTES + 4);
-    const slot = this.ring;
-    let buf = this.out[slot]!;
-    if (buf.length < size) {
-      buf = this.newOut(Math.max(size, buf.length * 2));
-      this.setOut(slot, buf);
-    }
-    this.ring = (slot + 1) % OUT_RING;
+    if (scratch.out.length < size) scratch.renewOut(size);
+    const buf = scratch.out;
+    buf[0] = 0x80;
     buf[1] = (marker ? 0x80 : 0) | this.payloadType;
     buf[2] = (seq >>> 8) & 0xff;
     buf[3] = seq & 0xff;
     buf.writeUInt32BE(timestamp >>> 0, 4);
+    buf.writeUInt32BE(this.ssrc >>> 0, 8);
     const roc = this.rocFor(seq);
     let length: number;
     if (this.gcm) {
@@ -218,7 +221,7 @@ export class SrtpStreamSender {
       // payload copied natively, then XORed in place a word at a time (the keystream of one packet
       // starts on a 16-byte boundary; the payload on word 3 of `out`)
       buf.set(payload, HEADER_BYTES);
-      const out32 = this.out32[slot]!;
+      const out32 = scratch.out32;
       const ks32 = this.keystream32;
       const w0 = (at * this.ksBlocks) << 2;
       const words = n >>> 2;
@@ -230,12 +233,14 @@ export class SrtpStreamSender {
       // written over the ROC once it has been read.
       const end = HEADER_BYTES + n;
       buf.writeUInt32BE(roc, end);
-      this.hmac!.sign(buf, end + 4, buf, end, CM_TAG_BYTES);
+      this.hmac!.sign(buf, end + 4, buf, end, CM_TAG_BYTES, scratch.outView);
       length = end + CM_TAG_BYTES;
     }
     // port 0: a socket connected to its peer (the node's one-port mux)
     if (port === 0) socket.send(buf.subarray(0, length));
     else socket.send(buf.subarray(0, length), port, address);
+    // libuv queued it: the queued send keeps this buffer, the next packet gets another
+    if (socket.getSendQueueSize?.() > 0) scratch.renewOut(size);
     this.packets++;
     this.bytes += length;
     return length;
@@ -246,32 +251,38 @@ export class SrtpStreamSender {
     // Room for the usual variation of Opus frame sizes without refilling early.
     const per = Math.max(blocks + 4, this.ksBlocks);
     const bytes = KEYSTREAM_BATCH * per * 16;
-    if (this.counters.length !== bytes) this.counters = Buffer.alloc(bytes);
-    const c = this.counters;
     const prefix = this.ivPrefix;
+    const c = scratch.counterSpace(bytes);
+    // RFC 3711 4.1.1: each block is the salted, SSRC'd prefix XOR the 48-bit packet index, then the
+    // block counter
+    const p0 = prefix.readInt32BE(0);
+    const p4 = prefix.readInt32BE(4);
+    const p8 = prefix.readUInt32BE(8);
+    const p12 = prefix.readUInt16BE(12) << 16;
     let o = 0;
     for (let p = 0; p < KEYSTREAM_BATCH; p++) {
       const index = first + p;
       const hi = Math.floor(index / 0x100000000) & 0xffff;
       const lo = index >>> 0;
+      const w8 = p8 ^ ((hi << 16) | (lo >>> 16));
+      const w12 = p12 ^ ((lo & 0xffff) << 16);
       for (let j = 0; j < per; j++, o += 16) {
-        for (let i = 0; i < 8; i++) c[o + i] = prefix[i]!;
-        c[o + 8] = prefix[8]! ^ (hi >>> 8);
-        c[o + 9] = prefix[9]! ^ (hi & 0xff);
-        c[o + 10] = prefix[10]! ^ (lo >>> 24);
-        c[o + 11] = prefix[11]! ^ ((lo >>> 16) & 0xff);
-        c[o + 12] = prefix[12]! ^ ((lo >>> 8) & 0xff);
-        c[o + 13] = prefix[13]! ^ (lo & 0xff);
-        c[o + 14] = j >>> 8;
-        c[o + 15] = j & 0xff;
+        c.setInt32(o, p0);
+        c.setInt32(o + 4, p4);
+        c.setInt32(o + 8, w8);
+        c.setInt32(o + 12, w12 | j);
       }
     }
-    const ks = this.ecb!.update(c);
-    if (this.keystream.length !== ks.length) {
-      this.keystream = new Uint8Array(ks.length);
-      this.keystream32 = new Int32Array(this.keystream.buffer);
+    const ks = this.ecb!.update(new Uint8Array(c.buffer, 0, bytes));
+    this.keystream = ks;
+    // node:crypto's output has a buffer of its own; copy only if it ever is not word-aligned
+    if (ks.byteOffset % 4 === 0) {
+      this.keystream32 = new Int32Array(ks.buffer, ks.byteOffset, ks.length >>> 2);
+    } else {
+      const copy = new Uint8Array(ks);
+      this.keystream = copy;
+      this.keystream32 = new Int32Array(copy.buffer);
     }
-    this.keystream.set(ks);
     this.ksFirst = first;
     this.ksBlocks = per;
   }

@@ -592,12 +592,18 @@ class WeriftEngine implements MediaEngine, WeriftEngineInternals {
         ),
         retransmittedToListeners: perShard.reduce((a, s) => a + s.retransmits, 0),
       },
-      perShard: perShard.map((s) => ({
-        listeners: s.listeners,
-        packetsOut: s.packetsOut,
-        sendErrors: s.sendErrors,
-        srtp: { gcm: s.gcm, cm: s.cm },
-      })),
+      perShard: perShard.map((s, i) => {
+        const limit = this.shardLimit(i);
+        return {
+          listeners: s.listeners,
+          packetsOut: s.packetsOut,
+          sendErrors: s.sendErrors,
+          srtp: { gcm: s.gcm, cm: s.cm },
+          capacity: Number.isFinite(limit) ? limit : null,
+          measuredCapacity: this.shardCapacity(i),
+          cpuSeconds: s.cpuSeconds,
+        };
+      }),
       net: this.netStats(perShard.map((s) => s.mux)),
     };
   }

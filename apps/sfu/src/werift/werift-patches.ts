@@ -1,13 +1,14 @@
 import {
   createPrivateKey,
   createPublicKey,
+  createSign,
   diffieHellman,
   generateKeyPairSync,
   type KeyObject,
 } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { Connection, RTCDtlsTransport } from 'werift';
+import { CipherContext, Connection, RTCDtlsTransport } from 'werift';
 
 /**
  * werift 0.24's ICE `Connection` falls back to stun.l.google.com:19302 when no STUN server is configured,
@@ -37,14 +38,15 @@ export function applyWeriftPatches(): void {
   };
   patchCloseNotify();
   patchX25519();
+  patchCertificateParsing();
 }
 
 /**
  * werift's DTLS does its X25519 key exchange (the curve Chromium, Firefox and werift offer first) with
  * tweetnacl in JavaScript: ~1.5 ms of a shard's thread per handshake, twice (key pair and shared
  * secret), while that thread also forwards every listener's audio. node:crypto does the same in
- * ~0.05 ms. Both functions keep tweetnacl's contract (32-byte arrays; werift reads `.buffer`, so each
- * result owns its whole ArrayBuffer).
+ * ~0.1 ms. Both functions keep tweetnacl's contract (32-byte arrays; werift reads `.buffer`, so each
+ * result owns its whole ArrayBuffer). Keys cross as JWK: OpenSSL 3 decodes DER keys ~10× slower.
  */
 function patchX25519(): void {
   const require = createRequire(weriftEntry());
@@ -52,36 +54,91 @@ function patchX25519(): void {
   if (typeof nacl.scalarMult !== 'function' || typeof nacl.box?.keyPair !== 'function') {
     throw new Error('werift changed: tweetnacl scalarMult / box.keyPair are gone');
   }
+  // the private KeyObject of each secret handed out, so the exchange does not decode it again
+  const privateKeys = new WeakMap<ArrayBufferLike, KeyObject>();
   nacl.box.keyPair = () => {
-    const { privateKey, publicKey } = generateKeyPairSync('x25519');
-    return { secretKey: rawPrivate(privateKey), publicKey: rawPublic(publicKey) };
+    const { privateKey } = generateKeyPairSync('x25519');
+    const jwk = privateKey.export({ format: 'jwk' });
+    const secretKey = new Uint8Array(Buffer.from(jwk.d!, 'base64url'));
+    privateKeys.set(secretKey.buffer, privateKey);
+    return { secretKey, publicKey: new Uint8Array(Buffer.from(jwk.x!, 'base64url')) };
   };
   nacl.scalarMult = (secret: Uint8Array, peer: Uint8Array) => {
-    const shared = diffieHellman({
-      privateKey: createPrivateKey({
+    const privateKey =
+      privateKeys.get(secret.buffer) ??
+      createPrivateKey({
         key: Buffer.concat([PKCS8_X25519, secret]),
         format: 'der',
         type: 'pkcs8',
-      }),
-      publicKey: createPublicKey({
-        key: Buffer.concat([SPKI_X25519, peer]),
-        format: 'der',
-        type: 'spki',
-      }),
+      });
+    const publicKey = createPublicKey({
+      key: { kty: 'OKP', crv: 'X25519', x: Buffer.from(peer).toString('base64url') },
+      format: 'jwk',
     });
-    return new Uint8Array(shared);
+    return new Uint8Array(diffieHellman({ privateKey, publicKey }));
   };
 }
 
-/** DER prefixes of an X25519 key (RFC 8410): the raw 32 bytes follow. */
+/** DER prefix of an X25519 private key (RFC 8410): the raw 32 bytes follow. */
 const PKCS8_X25519 = Buffer.from('302e020100300506032b656e04220420', 'hex');
-const SPKI_X25519 = Buffer.from('302a300506032b656e032100', 'hex');
 
-function rawPrivate(key: KeyObject): Uint8Array {
-  return new Uint8Array(key.export({ format: 'der', type: 'pkcs8' }).subarray(-32));
+/**
+ * werift parses its certificate and key from PEM for every handshake, and signs each CertificateVerify
+ * with `createSign().sign(pemString)`, so OpenSSL parses the key again (~0.45 ms). The certificate is
+ * the same for every peer of the process: both are parsed once (~0.03 ms a signature).
+ */
+function patchCertificateParsing(): void {
+  const proto = CipherContext.prototype as unknown as {
+    signatureData?: (this: { keyPem?: string }, data: Buffer, hash: string) => Buffer;
+    parseX509?: (this: ParsedX509, certPem: string, keyPem: string, hash: unknown) => void;
+  };
+  const parse = proto.parseX509;
+  if (typeof proto.signatureData !== 'function' || typeof parse !== 'function') {
+    throw new Error('werift changed: CipherContext.signatureData / parseX509 are gone');
+  }
+  const keys = new Map<string, KeyObject>();
+  const keyOf = (pem: string) => {
+    let key = keys.get(pem);
+    if (!key) {
+      key = createPrivateKey(pem);
+      keys.set(pem, key);
+    }
+    return key;
+  };
+  const parsed = new Map<string, ParsedX509>();
+  proto.parseX509 = function (certPem: string, keyPem: string, hash: unknown) {
+    const id = `${certPem}\n${keyPem}`;
+    let p = parsed.get(id);
+    if (!p) {
+      p = {} as ParsedX509;
+      parse.call(p, certPem, keyPem, hash);
+      // the server's ServerKeyExchange is signed through @fidm/x509, which passes PEM too
+      const sec = p.localPrivateKey;
+      if (!sec.constructor._signers?.[sec.oid]) {
+        const key = keyOf(keyPem);
+        sec.sign = (data, alg) => createSign(alg).update(data).sign(key);
+      }
+      parsed.set(id, p);
+    }
+    this.localCert = p.localCert;
+    this.localPrivateKey = p.localPrivateKey;
+    this.signatureHashAlgorithm = hash;
+  };
+  proto.signatureData = function (data: Buffer, hash: string) {
+    if (!this.keyPem) throw new Error('DTLS: no private key to sign with');
+    return createSign(hash).update(data).sign(keyOf(this.keyPem));
+  };
 }
-function rawPublic(key: KeyObject): Uint8Array {
-  return new Uint8Array(key.export({ format: 'der', type: 'spki' }).subarray(-32));
+
+interface ParsedX509 {
+  localCert: unknown;
+  /** @fidm/x509's PrivateKey (Ed25519/Ed448 keys sign through `_signers`). */
+  localPrivateKey: {
+    oid: string;
+    constructor: { _signers?: Record<string, unknown> };
+    sign: (data: Buffer, hashAlgorithm: string) => Buffer;
+  };
+  signatureHashAlgorithm: unknown;
 }
 
 interface Nacl {
