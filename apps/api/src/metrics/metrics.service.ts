@@ -60,6 +60,14 @@ export class MetricsService {
         this.set(engine.stats().listeners);
       },
     });
+    new Gauge({
+      name: 'rb_sfu_listener_capacity',
+      help: 'Listeners the SFU admits now: what its shards are measured to hold on this machine, capped by SFU_MAX_LISTENERS (-1: no limit)',
+      registers: [this.registry],
+      collect() {
+        this.set(engine.stats().maxListeners ?? -1);
+      },
+    });
     const http = this.httpListeners;
     new Gauge({
       name: 'rb_listeners_by_transport',
