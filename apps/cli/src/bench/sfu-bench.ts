@@ -13,7 +13,7 @@
  * core 0 and its load generator on core 1, so "listeners per core" is a clean figure.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -40,7 +40,6 @@ const { values } = parseArgs({
   allowNegative: true,
   options: {
     pin: { type: 'boolean', default: hasTaskset && cpus().length >= 2 },
-    rps: { type: 'boolean', default: true },
     shards: { type: 'string' },
     steps: { type: 'string', default: '500,1000,1500,1800,2100,2400' },
     srtp: { type: 'string', default: 'cm' },
@@ -57,41 +56,6 @@ const FANOUT = join(BENCH_PATHS.root, 'apps/sfu/dist/bench/fanout.js');
 
 const pinned = values.pin!;
 
-const RPS = '/sys/class/net/lo/queues/rx-0/rps_cpus';
-/**
- * On loopback the kernel delivers each datagram to its receiver (socket queue, waking the listener
- * process on the other core) in the sender's context, so the SFU's core would also pay for its
- * listeners' network stacks, which on a real network run on their own machines. Receive Packet
- * Steering hands loopback's receive side to the load generator's core. Needs root; put back when the
- * bench ends; `--no-rps` measures without it.
- */
-function steerLoopbackTo(cpu: number): { note: string; restore: () => void } | null {
-  try {
-    const before = readFileSync(RPS, 'utf8').trim();
-    writeFileSync(RPS, (1 << cpu).toString(16));
-    const restore = () => {
-      try {
-        writeFileSync(RPS, before);
-      } catch {
-        // nothing to put back
-      }
-    };
-    process.once('exit', restore);
-    for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-      process.once(sig, () => {
-        restore();
-        process.exit(130);
-      });
-    }
-    return { note: `loopback receive processing on core ${cpu} (RPS)`, restore };
-  } catch {
-    return null;
-  }
-}
-const steered = pinned && values.rps ? steerLoopbackTo(1) : null;
-const rpsNote = steered
-  ? steered.note
-  : 'loopback receive processing on the sending core (no RPS: needs root, or --no-rps)';
 const shards = values.shards ?? (pinned ? '1' : String(cpus().length));
 
 interface Step {
@@ -123,7 +87,7 @@ async function capacity(
   extra: string[] = [],
 ): Promise<Step[]> {
   console.log(
-    `\n## ${title} (fan-out bench, ${shards} shard(s), SRTP ${values.srtp}${pinned ? '; SFU pinned to core 0, load generator to core 1' : ', unpinned'}; ${rpsNote})\n`,
+    `\n## ${title} (fan-out bench, ${shards} shard(s), SRTP ${values.srtp}${pinned ? '; SFU pinned to core 0, load generator to core 1' : ', unpinned'})\n`,
   );
   const p = runNode(
     [
@@ -248,7 +212,6 @@ if (best) {
     `capacity the shard measured:        ${best.measuredCapacity} listeners (admission's limit at 80 % of a core; shard thread at ${best.shardCpu} %)`,
   );
   console.log(`memory per listener:                ${(best.rssKiB / 1024).toFixed(2)} MiB RSS`);
-  console.log(`network:                            ${rpsNote}`);
   console.log(
     `load generator at that step:        ${best.sinkCpu} % of one core (SFU process ${best.procCpu} %, ${pinned ? 'each pinned to its own core' : `on ${cpus().length} cores`})`,
   );
