@@ -217,14 +217,7 @@ export function buildOpusTags(vendor = 'radio-broadcaster', comments: string[] =
 }
 
 /** Serializes one Ogg page, computing its CRC. */
-export function buildOggPage(p: {
-  headerType: number;
-  granulePosition: bigint;
-  serial: number;
-  sequence: number;
-  segments: number[];
-  body: Buffer;
-}): Buffer {
+export function buildOggPage(p: Omit<OggPage, 'offset'>): Buffer {
   if (p.segments.length > 255) throw new OggError('too many segments for one page');
   const header = Buffer.alloc(27 + p.segments.length);
   header.write('OggS', 0, 'latin1');

@@ -98,38 +98,35 @@ export class ClusterEngine implements MediaEngine {
   // ---------------------------------------------------------------- MediaEngine
 
   async publish(stationId: string, offerSdp: string): Promise<SessionAnswer> {
-    const candidates = await this.publishCandidates(stationId);
-    let lastErr: unknown;
-    for (const node of candidates) {
-      try {
-        const answer = await this.client(node).publish(stationId, offerSdp);
-        await this.routes.setOrigin(stationId, node.id);
-        await this.routes.set(answer.sessionId, { stationId, nodeId: node.id, kind: 'publisher' });
-        // A publisher weighs more than a listener: read the node's figures now.
-        await this.reload(node);
-        return answer;
-      } catch (err) {
-        lastErr = err;
-        if (isDraining(err)) this.registry.markDraining(node.id);
-        else if (err instanceof NodeUnreachableError) this.selector.suspect(node.id);
-        else throw err;
-      }
-    }
-    throw new CapacityError(`no SFU node reachable (${(lastErr as Error)?.message})`);
+    return this.publishOn(stationId, (node) => this.client(node).publish(stationId, offerSdp));
   }
 
   async publishPackets(stationId: string): Promise<PacketPublisher> {
-    const candidates = await this.publishCandidates(stationId);
+    const pub = await this.publishOn(stationId, (node) =>
+      this.client(node).publishPackets(stationId),
+    );
+    // taps follow the station to its new origin at once
+    this.taps.get(stationId)?.reconnect();
+    return pub;
+  }
+
+  /**
+   * Opens the station's publisher on the first candidate node that takes it (a draining or
+   * unreachable one passes it on) and makes that node the station's origin.
+   */
+  private async publishOn<T extends { sessionId: string }>(
+    stationId: string,
+    open: (node: NodeInfo) => Promise<T>,
+  ): Promise<T> {
     let lastErr: unknown;
-    for (const node of candidates) {
+    for (const node of await this.publishCandidates(stationId)) {
       try {
-        const pub = await this.client(node).publishPackets(stationId);
+        const session = await open(node);
         await this.routes.setOrigin(stationId, node.id);
-        await this.routes.set(pub.sessionId, { stationId, nodeId: node.id, kind: 'publisher' });
+        await this.routes.set(session.sessionId, { stationId, nodeId: node.id, kind: 'publisher' });
+        // A publisher weighs more than a listener: read the node's figures now.
         await this.reload(node);
-        // taps follow the station to its new origin at once
-        this.taps.get(stationId)?.reconnect();
-        return pub;
+        return session;
       } catch (err) {
         lastErr = err;
         if (isDraining(err)) this.registry.markDraining(node.id);

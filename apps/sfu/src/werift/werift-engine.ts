@@ -60,6 +60,25 @@ interface Publisher {
   gone: boolean;
 }
 
+/** A publisher that has sent nothing yet: WebRTC (`pc`, `nack`) or packets (`next`, `onGone`). */
+function newPublisher(
+  sessionId: string,
+  stationId: string,
+  kind: Pick<Publisher, 'pc' | 'nack' | 'next' | 'onGone'>,
+): Publisher {
+  return {
+    sessionId,
+    stationId,
+    ...kind,
+    createdAt: Date.now(),
+    lastRtpAt: 0,
+    gotMedia: false,
+    seqDelta: 0,
+    tsDelta: 0,
+    gone: false,
+  };
+}
+
 interface Station {
   readonly id: string;
   publisher?: Publisher;
@@ -288,18 +307,10 @@ class WeriftEngine implements MediaEngine, WeriftEngineInternals {
     const pc = createPeer(this.settings);
     const sessionId = randomUUID();
     const transceiver = pc.addTransceiver('audio', { direction: 'recvonly' });
-    const pub: Publisher = {
-      sessionId,
-      stationId,
+    const pub: Publisher = newPublisher(sessionId, stationId, {
       pc,
       nack: new NackRequester((lost) => sendNack(transceiver, pub.ssrc, lost)),
-      createdAt: Date.now(),
-      lastRtpAt: 0,
-      gotMedia: false,
-      seqDelta: 0,
-      tsDelta: 0,
-      gone: false,
-    };
+    });
     transceiver.onTrack.subscribe((track) => {
       track.onReceiveRtp.subscribe((rtp) => this.onPublisherRtp(pub, rtp));
     });
@@ -326,18 +337,10 @@ class WeriftEngine implements MediaEngine, WeriftEngineInternals {
     const sessionId = randomUUID();
     let onGone!: (reason: PublisherGoneReason) => void;
     const gone = new Promise<PublisherGoneReason>((resolve) => (onGone = resolve));
-    const pub: Publisher = {
-      sessionId,
-      stationId,
+    const pub = newPublisher(sessionId, stationId, {
       next: { seq: Math.floor(Math.random() * 0x10000), ts: 0 },
       onGone,
-      createdAt: Date.now(),
-      lastRtpAt: 0,
-      gotMedia: false,
-      seqDelta: 0,
-      tsDelta: 0,
-      gone: false,
-    };
+    });
     this.attach(pub);
     return {
       sessionId,
