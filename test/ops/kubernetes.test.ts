@@ -256,7 +256,8 @@ describe('deploy/k8s: the kustomize manifests', () => {
     );
     expect(read('deploy/k8s/prometheus-adapter-rules.yaml')).toMatch(/as: rb_sfu_node_listeners/);
     expect(metric.external.target.type).toBe('AverageValue');
-    // SFU_MAX_LISTENERS defaults to 1,000 per shard: scale out before nodes refuse listeners
+    // a node admits what its shards measure they hold (~1,500 per core on the reference machine):
+    // scale out well before nodes refuse listeners
     expect(Number(metric.external.target.averageValue)).toBeLessThan(1000);
   });
 
