@@ -36,8 +36,9 @@ export interface MediaEngineOptions {
   /**
    * Admission control: addListener throws CapacityError above this many listeners (engine-wide).
    * Below it, each shard also takes only as many listeners as its thread is measured to hold on this
-   * machine (werift/capacity.ts). Default: no fixed cap, the measured capacity alone; 0 = no limit at
-   * all (benchmarks that look for the breaking point).
+   * machine (werift/capacity.ts; an in-thread shard, which shares its thread, keeps the prior's
+   * ~720). Default: no fixed cap, the measured capacity alone; 0 = no limit at all (benchmarks that
+   * look for the breaking point).
    */
   maxListeners?: number;
   /** How shards measure what they hold (target share of a core, the prior before measurements). */

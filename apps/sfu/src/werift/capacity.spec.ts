@@ -68,6 +68,18 @@ describe('ShardCapacity', () => {
     expect(c.listeners()).toBeGreaterThan(0.93 * want);
     expect(c.listeners()).toBeLessThan(1.05 * want);
   });
+
+  it('is not talked into refusing everyone by a few noisy windows', () => {
+    const c = new ShardCapacity();
+    // a machine busy with something else: 5 joins and 2 s of CPU, then a handful of listeners
+    c.observe({ seconds: 1, cpuSeconds: 2, sends: 0, handshakes: 5, listeners: 0 });
+    c.observe({ seconds: 1, cpuSeconds: 0.9, sends: 250, handshakes: 0, listeners: 5 });
+    const { perSend, perHandshake } = c.costs();
+    expect(perHandshake).toBeLessThanOrEqual(20e-3);
+    expect(perSend).toBeLessThanOrEqual(200e-6);
+    // joins keep at most a quarter of the target; the rest still forwards to listeners
+    expect(c.listeners()).toBeGreaterThanOrEqual(Math.floor((0.8 * 0.75 - 0.2) / (200e-6 * 50)));
+  });
 });
 
 describe('ShardLoad', () => {

@@ -30,8 +30,16 @@ const DECAY = 0.95;
 /** The prior weighs like one second of a shard with 100 listeners and 5 joins: the first real windows outweigh it. */
 const PRIOR_LISTENERS = 100;
 const PRIOR_JOINS = 5;
-/** Listeners below which a window says too little about the cost per listener. */
+/** Listeners below which a window says too little about the packet rate. */
 const MIN_LISTENERS = 20;
+/**
+ * What a fit may conclude: a few noisy windows (a busy machine, a burst of joins) must not make a
+ * shard refuse everyone. Beyond these bounds a packet or a handshake is not what the shard measured.
+ */
+const PER_SEND = { min: 0.5e-6, max: 200e-6 };
+const PER_HANDSHAKE = { min: 0.1e-3, max: 20e-3 };
+/** At most this share of the target is kept for joins. */
+const MAX_JOIN_SHARE = 0.25;
 
 /**
  * How many listeners a shard can hold, from what its own thread's CPU time shows on this machine:
@@ -94,8 +102,8 @@ export class ShardCapacity {
     const det = a * d - b * b;
     if (!(det > 0)) return;
     this.fitted = {
-      perSend: Math.max(1e-7, (e * d - b * f) / det),
-      perHandshake: Math.max(1e-5, (a * f - b * e) / det),
+      perSend: clamp((e * d - b * f) / det, PER_SEND),
+      perHandshake: clamp((a * f - b * e) / det, PER_HANDSHAKE),
     };
   }
 
@@ -107,10 +115,13 @@ export class ShardCapacity {
   /** Listeners the shard can hold. */
   listeners(): number {
     const { perSend, perHandshake } = this.fitted;
-    const forwarding = this.target - this.idle - perHandshake * this.joinsPerSecond;
+    const joins = Math.min(perHandshake * this.joinsPerSecond, MAX_JOIN_SHARE * this.target);
+    const forwarding = this.target - this.idle - joins;
     return Math.max(1, Math.floor(forwarding / (perSend * this.packetRate)));
   }
 }
+
+const clamp = (v: number, r: { min: number; max: number }) => Math.min(r.max, Math.max(r.min, v));
 
 /** Cumulative figures a shard reports every second (see ShardStats). */
 export interface LoadTotals {

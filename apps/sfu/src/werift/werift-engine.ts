@@ -226,11 +226,13 @@ class WeriftEngine implements MediaEngine, WeriftEngineInternals {
   private onShardEvent(index: number, e: ShardEvent): void {
     if (e.t === 'stats') {
       const shard = this.shards[index];
-      if (!shard) return;
+      // an in-thread shard shares its thread with the rest of the process (the API, publishers):
+      // its CPU says nothing about what its listeners cost, and the prior stands
+      if (!shard || this.shardMode !== 'worker') return;
       const load = (this.loads[index] ??= new ShardLoad(new ShardCapacity(this.opts.capacity)));
       load.report({
         at: Date.now(),
-        // where the OS gives no thread CPU time, the time the thread's event loop was busy
+        // where the OS gives no thread CPU time, the time the worker's event loop was busy
         cpuSeconds: e.stats.cpuSeconds ?? shard.elu().active / 1000,
         sends: e.stats.packetsOut,
         handshakes: e.stats.handshakes,
