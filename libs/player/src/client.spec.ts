@@ -240,6 +240,24 @@ describe('ListeningClient', () => {
     ctx.client.destroy();
   });
 
+  it('asks the station at once when its session ends in the grace period, and follows what it says', async () => {
+    const ctx = setup();
+    const first = await goLive(ctx);
+    // the publisher dropped: the push said reconnecting, the session stays
+    ctx.transport.station = makeStation({ status: 'reconnecting' });
+    await jest.advanceTimersByTimeAsync(2000);
+    expect(first.closed).toBeNull();
+    // the grace ends: the server takes the station offline and ends its listeners' sessions
+    ctx.transport.station = makeStation({ status: 'offline', isActive: false });
+    const polls = ctx.transport.getStationCalls.length;
+    first.set('failed');
+    await flush();
+    expect(ctx.transport.getStationCalls.length).toBe(polls + 1);
+    expect(ctx.client.state).toBe('offline');
+    expect(ctx.client.station?.status).toBe('offline');
+    ctx.client.destroy();
+  });
+
   it('treats an ended station as offline', async () => {
     const ctx = setup();
     ctx.transport.station = makeStation({ status: 'ended', isActive: false });

@@ -579,6 +579,13 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
   private reconnect(reason: string): void {
     this.teardownSession();
     if (!this.wantPlay || this.destroyed || this.halted) return;
+    if (this._station?.status === 'reconnecting') {
+      // The session ended during the publisher's grace period: the station either went offline
+      // (the server ends its listeners then) or is about to return. Ask now, and say what it says.
+      this.setState('connecting', null);
+      this.pollNow();
+      return;
+    }
     if (this._station?.status !== 'live') {
       this.setState('offline', this._error);
       return;
