@@ -1,14 +1,16 @@
 /**
  * `npm run bench:sfu`: the SFU's figures on this machine.
  *  1. Capacity: apps/sfu's fan-out bench (engine + publisher in one process, listeners in another)
- *     at rising listener counts → the most listeners held with < 0.5 % loss, SFU CPU per 100
- *     listeners, memory per listener.
+ *     at rising listener counts, as deployed (one UDP port) and with the product's admission (each
+ *     shard takes what it measures it can hold; `--admission off` looks for the breaking point
+ *     instead) → the most listeners held with < 0.5 % loss, joins per second and first audio
+ *     during each ramp, joins refused, SFU CPU per 100 listeners, memory per listener.
  *  2. The product path: `npm start`'s API + SFU, the CLI broadcasting a tone and `load` listeners
  *     → join-to-first-audio and publisher-to-listener latency (p50/p95), loss.
  *  3. One UDP port per node vs a socket per session: part 1 in both modes, alternating, `--port-rounds`
- *     times (default 3) at `--port-steps`; medians of the most listeners held and of the CPU per packet.
- * Options: --shards N --steps 100,200,… --srtp cm|gcm --listeners N (part 2) --no-pin
- *   --port-rounds N (0 skips part 3) --port-steps 600,1200,…
+ *     times (default 2) at `--port-steps`; medians of the most listeners held and of the CPU per packet.
+ * Options: --shards N --steps 100,200,… --srtp cm|gcm --admission measured|off --transport port|socket
+ *   --listeners N (part 2) --no-pin --port-rounds N (0 skips part 3) --port-steps 600,1200,…
  * Pinned (the default where `taskset` exists and there are 2+ cores): the SFU process (one shard) on
  * core 0 and its load generator on core 1, so "listeners per core" is a clean figure.
  */
@@ -41,14 +43,16 @@ const { values } = parseArgs({
   options: {
     pin: { type: 'boolean', default: hasTaskset && cpus().length >= 2 },
     shards: { type: 'string' },
-    steps: { type: 'string', default: '500,1000,1500,1800,2100,2400' },
+    steps: { type: 'string', default: '500,1000,1500,2000,2500' },
+    admission: { type: 'string', default: 'measured' },
+    transport: { type: 'string', default: 'port' },
     srtp: { type: 'string', default: 'cm' },
     window: { type: 'string', default: '8' },
     listeners: { type: 'string', default: '50' },
     'skip-capacity': { type: 'boolean', default: false },
     'skip-product': { type: 'boolean', default: false },
-    'port-rounds': { type: 'string', default: '3' },
-    'port-steps': { type: 'string', default: '800,1200,1600,1800,2000' },
+    'port-rounds': { type: 'string', default: '2' },
+    'port-steps': { type: 'string', default: '1000,1500,2000' },
   },
 });
 
@@ -79,6 +83,8 @@ interface Step {
   shardCpu: number;
   /** listeners the shards measured they can hold (what admission would allow) */
   measuredCapacity: number;
+  /** joins admission refused during the step */
+  refused: number;
 }
 
 async function capacity(
@@ -109,6 +115,9 @@ async function capacity(
   const steps: Step[] = [];
   const requested = stepList.split(',').map(Number);
   for (const line of p.out().split('\n')) {
+    // printed after its step's row
+    const refused = /joins refused by admission: (\d+)/.exec(line);
+    if (refused && steps.length) steps[steps.length - 1]!.refused = Number(refused[1]);
     const cols = line.trim().split(/\s+/);
     if (cols.length < 10 || !/^\d+$/.test(cols[0]!)) continue;
     steps.push({
@@ -125,6 +134,7 @@ async function capacity(
       rampLoss: Number(cols[12]),
       shardCpu: Number(cols[14]),
       measuredCapacity: Number(cols[15]),
+      refused: 0,
     });
   }
   return steps;
@@ -167,7 +177,17 @@ async function productPath(listeners: number) {
   }
 }
 
-const steps = values['skip-capacity'] ? [] : await capacity();
+const steps = values['skip-capacity']
+  ? []
+  : await capacity(
+      `1. Capacity (${values.transport === 'socket' ? 'a socket per session' : 'one UDP port, as deployed'}; admission ${values.admission === 'off' ? 'off: the breaking point' : 'as the product runs it'})`,
+      values.steps!,
+      [
+        '--admission',
+        values.admission === 'off' ? 'off' : 'measured',
+        ...(values.transport === 'socket' ? [] : ['--udp-port', '0']),
+      ],
+    );
 const product = values['skip-product'] ? undefined : await productPath(Number(values.listeners));
 
 /** Part 3: the same fan-out with one UDP port per node and with a socket per session, alternating. */
@@ -210,6 +230,14 @@ if (best) {
   );
   console.log(
     `capacity the shard measured:        ${best.measuredCapacity} listeners (admission's limit at 80 % of a core; shard thread at ${best.shardCpu} %)`,
+  );
+  console.log(
+    `each ramp (asked: held, joins/s, first audio p95, loss of those held, refused): ${steps
+      .map(
+        (s) =>
+          `${s.requested}: ${s.listeners}, ${s.joinsPerS}/s, ${s.firstP95} ms, ${s.rampLoss} %, ${s.refused}`,
+      )
+      .join('; ')}`,
   );
   console.log(`memory per listener:                ${(best.rssKiB / 1024).toFixed(2)} MiB RSS`);
   console.log(
