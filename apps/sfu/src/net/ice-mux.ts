@@ -433,7 +433,14 @@ export class MuxUdpProtocol extends StunProtocol {
     this.transport = transport as unknown as StunProtocol['transport'];
   }
 
+  /**
+   * Sees each datagram before werift and returns true for those it took (the listener shard's
+   * consent checks on a connected session's selected pair).
+   */
+  steady?: (data: Buffer, addr: Address) => boolean;
+
   receive(data: Buffer, addr: Address): void {
+    if (this.steady?.(data, addr)) return;
     (this as unknown as { datagramReceived(d: Buffer, a: Address): void }).datagramReceived(
       data,
       addr,

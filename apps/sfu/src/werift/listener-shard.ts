@@ -1,10 +1,11 @@
 import type { Socket } from 'node:dgram';
-import type { RTCPeerConnection, RTCRtpTransceiver } from 'werift';
+import { candidatePriority, type RTCPeerConnection, type RTCRtpTransceiver } from 'werift';
 import { MuxUdpProtocol, type IceMux, type IceMuxStats } from '../net/ice-mux.js';
 import { PacketCache, type CachedPacket } from '../nack.js';
 import { validateOffer } from '../sdp.js';
 import { threadCpuSeconds } from './capacity.js';
 import { Gate } from './gate.js';
+import { ListenerConsent } from './listener-consent.js';
 import { negotiateAnswer } from './negotiate.js';
 import { enableSyncLookup, extractSrtpKeys, SrtpStreamSender } from './srtp-sender.js';
 import { createPeer, type PeerSettings } from './werift-config.js';
@@ -60,7 +61,18 @@ interface IceConnection {
   consentFresh: boolean;
   iceLite?: boolean;
   send(data: Buffer): Promise<void>;
+  localUsername: string;
+  localPassword: string;
+  remoteUsername: string;
+  remotePassword: string;
+  iceControlling: boolean;
+  tieBreaker: bigint;
+  /** Ends werift's own consent checks (RFC 7675); the shard's ListenerConsent takes over. */
+  stopConsentLifecycle?: () => void;
 }
+
+/** The PRIORITY of our consent checks: a peer-reflexive UDP candidate's (RFC 8445 7.1.1). */
+const CHECK_PRIORITY = candidatePriority('prflx', { transport: 'udp' });
 
 /** What the peer has sent so far, on any candidate pair (STUN requests and answers, RTCP). */
 function activity(ice: IceConnection | null): number {
@@ -92,6 +104,10 @@ class Listener {
   socket: Socket | null = null;
   port = 0;
   host = '';
+  /** The selected pair's remote port (`port` is 0 on the mux's connected socket). */
+  remotePort = 0;
+  /** Consent checks on the mux's selected pair, answered and sent by the shard (null: werift's). */
+  consent: ListenerConsent | null = null;
   lastActivity = Date.now();
   activity = -1;
   readonly createdAt = Date.now();
@@ -346,8 +362,10 @@ export class ListenerShard {
       l.socket = pair.protocol.socketTo([host, port]);
       l.host = host;
       l.port = 0;
+      l.remotePort = port;
       // not connected yet: werift's path for now, bind again on the next packet
       if (!l.socket) l.pair = null;
+      else this.takeConsent(l, pair.protocol);
     } else if (
       pair.localCandidate.type !== 'relay' &&
       transport?.type === 'udp' &&
@@ -360,6 +378,46 @@ export class ListenerShard {
     } else {
       l.socket = null;
     }
+  }
+
+  /**
+   * The shard answers the peer's consent checks on the selected pair and sends its own (werift's
+   * per-listener STUN path costs ~50–100 µs a message; see listener-consent.ts). werift keeps
+   * everything else: checks on other pairs, DTLS, SRTCP and its NACKs.
+   */
+  private takeConsent(l: Listener, protocol: MuxUdpProtocol): void {
+    const ice = l.ice!;
+    if (typeof ice.stopConsentLifecycle !== 'function' || ice.iceLite) return;
+    try {
+      l.consent = new ListenerConsent(
+        {
+          localUsername: ice.localUsername,
+          localPassword: ice.localPassword,
+          remoteUsername: ice.remoteUsername,
+          remotePassword: ice.remotePassword,
+          iceControlling: ice.iceControlling,
+          tieBreaker: ice.tieBreaker,
+          priority: CHECK_PRIORITY,
+        },
+        [l.host, l.remotePort],
+      );
+    } catch {
+      l.consent = null; // a password werift takes but our HMAC does not (> 64 bytes): werift's path
+      return;
+    }
+    ice.stopConsentLifecycle();
+    // werift gates its own sends (DTLS alerts) on this flag: consent is ours to keep from now on
+    ice.consentFresh = true;
+    protocol.steady = (data, [host, port]) => {
+      const consent = l.consent;
+      if (!consent || port !== l.remotePort || host !== l.host || l.pair?.protocol !== protocol) {
+        return false;
+      }
+      const { outcome, reply } = consent.receive(data, Date.now());
+      if (outcome === 'pass') return false;
+      if (reply) l.socket?.send(reply);
+      return true;
+    };
   }
 
   private sendViaIce(
@@ -397,12 +455,22 @@ export class ListenerShard {
           if (now - l.createdAt > timeout) void this.remove(l, 'connect-timeout');
           continue;
         }
-        const act = activity(l.ice);
+        const act = activity(l.ice) + (l.consent?.heard ?? 0);
         if (act !== l.activity) {
           l.activity = act;
           l.lastActivity = now;
         } else if (now - l.lastActivity > silence) {
           void this.remove(l, 'consent-timeout');
+          continue;
+        }
+        const consent = l.consent;
+        if (consent) {
+          if (consent.expired(now)) {
+            l.ice!.consentFresh = false;
+            void this.remove(l, 'consent-expired');
+          } else if (now >= consent.nextCheckAt) {
+            l.socket?.send(consent.check(now));
+          }
         }
       }
     }
