@@ -151,6 +151,16 @@ export interface PeerConnectionRoute {
   remoteCandidateType: string | null;
   /** For a relayed local candidate: how the browser reaches the relay (`tcp`, `udp`, `tls`). */
   relayProtocol: string | null;
+  /**
+   * STUN on the selected pair (ICE checks and RFC 7675 consent checks): the browser's checks and
+   * the answers it accepted, the server's checks it received and answered.
+   */
+  stun: {
+    requestsSent: number;
+    responsesReceived: number;
+    requestsReceived: number;
+    responsesSent: number;
+  };
   audioPacketsReceived: number;
   audioBytesReceived: number;
   audioPacketsSent: number;
@@ -174,6 +184,7 @@ export async function peerConnectionRoutes(page: Page): Promise<PeerConnectionRo
         localCandidateType: null,
         remoteCandidateType: null,
         relayProtocol: null,
+        stun: { requestsSent: 0, responsesReceived: 0, requestsReceived: 0, responsesSent: 0 },
         audioPacketsReceived: 0,
         audioBytesReceived: 0,
         audioPacketsSent: 0,
@@ -187,6 +198,9 @@ export async function peerConnectionRoutes(page: Page): Promise<PeerConnectionRo
           route.localCandidateType = local?.candidateType ?? null;
           route.remoteCandidateType = remote?.candidateType ?? null;
           route.relayProtocol = local?.relayProtocol ?? null;
+          for (const k of Object.keys(route.stun) as (keyof PeerConnectionRoute['stun'])[]) {
+            route.stun[k] = Number(pair?.[k] ?? 0);
+          }
         }
         if (s.kind !== 'audio') return;
         if (s.type === 'inbound-rtp') {

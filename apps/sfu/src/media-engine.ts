@@ -105,6 +105,11 @@ export interface EngineStats {
     measuredCapacity?: number;
     /** CPU time of the shard's thread so far, where the OS reports it. */
     cpuSeconds?: number | null;
+    /**
+     * Consent checks (RFC 7675) the shard handled itself on one-port sessions: listeners' checks it
+     * answered, and answers to its own checks that renewed a listener's consent.
+     */
+    consent?: { answered: number; granted: number };
   }[];
 }
 

@@ -36,6 +36,8 @@ export interface ShardStats {
   cpuSeconds: number | null;
   /** This thread's share of the node's one port (sessions, connected sockets, drops). */
   mux?: IceMuxStats;
+  /** Consent checks answered, and consents renewed by answers to ours (listener-consent.ts). */
+  consent: { answered: number; granted: number };
 }
 
 /** Events a shard reports to the engine (same shape in-thread and across worker_threads). */
@@ -138,6 +140,7 @@ export class ListenerShard {
   private closed = false;
   private readonly handshakes = new Gate(HANDSHAKES_AT_ONCE);
   private handshakesStarted = 0;
+  private readonly consent = { answered: 0, granted: 0 };
 
   constructor(
     private readonly cfg: ShardConfig,
@@ -177,6 +180,7 @@ export class ListenerShard {
       handshakes: this.handshakesStarted,
       cpuSeconds: threadCpuSeconds(),
       mux: this.mux?.stats(),
+      consent: { ...this.consent },
     };
   }
 
@@ -415,7 +419,10 @@ export class ListenerShard {
       }
       const { outcome, reply } = consent.receive(data, Date.now());
       if (outcome === 'pass') return false;
-      if (reply) l.socket?.send(reply);
+      if (reply) {
+        l.socket?.send(reply);
+        this.consent.answered++;
+      } else if (outcome === 'response') this.consent.granted++;
       return true;
     };
   }

@@ -36,6 +36,7 @@ const EMPTY_STATS: ShardStats = {
   cm: 0,
   handshakes: 0,
   cpuSeconds: null,
+  consent: { answered: 0, granted: 0 },
 };
 
 /** How the engine talks to a shard, wherever it runs. */

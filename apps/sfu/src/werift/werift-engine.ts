@@ -607,6 +607,7 @@ class WeriftEngine implements MediaEngine, WeriftEngineInternals {
           capacity: Number.isFinite(limit) ? limit : null,
           measuredCapacity: this.shardCapacity(i),
           cpuSeconds: s.cpuSeconds,
+          consent: s.consent,
         };
       }),
       net: this.netStats(perShard.map((s) => s.mux)),

@@ -1,0 +1,98 @@
+/**
+ * Consent freshness (RFC 7675) between Debian's Chromium and the SFU's one UDP port, where the
+ * listener shard answers the browser's checks and sends its own without werift
+ * (apps/sfu/src/werift/listener-consent.ts). A browser that stopped getting valid answers would
+ * drop the session after 30 s, and the SFU stops sending 30 s after its own checks go unanswered;
+ * both show here in seconds, in the browser's ICE statistics and the shard's counters.
+ * Needs `npm run build`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Browser } from 'playwright-core';
+import type { MediaEngine } from '@radiobroadcaster/sfu';
+import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
+import { signUp } from '../../apps/api/src/testing/test-app.js';
+import { MEDIA_ENGINE } from '../../apps/api/src/media/media.providers.js';
+import {
+  launchChromium,
+  peerConnectionRoutes,
+  recordPeerConnections,
+  toneProminence,
+} from '../support/browser.js';
+import {
+  type CliBroadcast,
+  cliBroadcastTone,
+  createStation,
+  startWebApp,
+  until,
+} from '../support/web-app.js';
+
+const TONE_HZ = 440;
+
+describe('consent checks between Chromium and the SFU on its one UDP port', () => {
+  let app: TestApp;
+  let browser: Browser;
+  let owner: TestUser;
+  let slug: string;
+  let cli: CliBroadcast | undefined;
+
+  beforeAll(async () => {
+    app = await startWebApp({ RTC_UDP_PORT: '0', ICE_SERVERS: '[]' });
+    browser = await launchChromium();
+    owner = await signUp(app.url);
+    const created = await createStation(app.url, owner, { name: 'Port FM', slug: 'port-fm' });
+    slug = created.station.slug;
+    cli = await cliBroadcastTone({
+      server: app.url,
+      station: `${owner.username}/${slug}`,
+      token: created.streamToken.token,
+      hz: TONE_HZ,
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await cli?.stop();
+    await browser?.close();
+    await app?.close();
+  });
+
+  it("the shard answers Chromium's checks and Chromium answers the shard's, while the tone plays", async () => {
+    const engine = app.app.get<MediaEngine>(MEDIA_ENGINE);
+    const consent = () =>
+      engine.stats().perShard.reduce(
+        (a, s) => ({
+          answered: a.answered + (s.consent?.answered ?? 0),
+          granted: a.granted + (s.consent?.granted ?? 0),
+        }),
+        { answered: 0, granted: 0 },
+      );
+    const page = await browser.newPage();
+    await recordPeerConnections(page);
+    await page.goto(`${app.url}/${owner.username}/${slug}`);
+    await page.getByRole('button', { name: 'Play Port FM' }).click();
+    await page.waitForSelector('[data-testid=player-state][data-state=live]', { timeout: 30_000 });
+
+    // the shard's first own check goes out 4–6 s after it took the session over
+    const counted = await until(
+      'the shard to answer checks and get an answer to its own',
+      async () => consent(),
+      (c) => c.answered >= 2 && c.granted >= 1,
+      20_000,
+    );
+    expect(counted.granted).toBeGreaterThanOrEqual(1);
+
+    const [before] = await peerConnectionRoutes(page);
+    await page.waitForTimeout(6000);
+    const [after] = await peerConnectionRoutes(page);
+    expect(after!.connectionState).toBe('connected');
+    // Chromium counts only answers that pass its MESSAGE-INTEGRITY and FINGERPRINT checks
+    expect(after!.stun.responsesReceived).toBeGreaterThan(before!.stun.responsesReceived);
+    // and the shard's checks reached it, signed with its password
+    expect(after!.stun.requestsReceived).toBeGreaterThanOrEqual(1);
+    expect(after!.stun.responsesSent).toBeGreaterThanOrEqual(1);
+    expect(consent().answered).toBeGreaterThan(counted.answered);
+    expect(after!.audioPacketsReceived).toBeGreaterThan(before!.audioPacketsReceived + 200);
+    expect(
+      await toneProminence(page, { audioSelector: '[data-testid=station-audio]' }, TONE_HZ, 2000),
+    ).toBeGreaterThanOrEqual(20);
+  }, 90_000);
+});
