@@ -154,18 +154,18 @@ export interface CachedPacket {
 }
 
 /** The last `size` packets of a stream by sequence number (a ring: 256 = 5 s of 20 ms frames). */
-export class PacketCache {
-  private readonly ring: (CachedPacket | undefined)[];
+export class PacketCache<P extends CachedPacket = CachedPacket> {
+  private readonly ring: (P | undefined)[];
   private readonly mask: number;
   constructor(size = 256) {
     if (size & (size - 1)) throw new RangeError('cache size must be a power of two');
-    this.ring = new Array<CachedPacket | undefined>(size);
+    this.ring = new Array<P | undefined>(size);
     this.mask = size - 1;
   }
-  put(p: CachedPacket): void {
+  put(p: P): void {
     this.ring[p.seq & this.mask] = p;
   }
-  get(seq: number): CachedPacket | undefined {
+  get(seq: number): P | undefined {
     const p = this.ring[seq & this.mask];
     return p && p.seq === (seq & 0xffff) ? p : undefined;
   }

@@ -2,15 +2,18 @@
  * SFU fan-out benchmark: engine + publisher in this process, listeners in a child process (bench/sink.js).
  * Usage: node apps/sfu/dist/bench/fanout.js [--shards 1] [--steps 200,400,800] [--window 10] [--srtp gcm|cm]
  *   [--sink-cpu N] [--udp-port P] (one UDP port for every session; default a socket per session)
+ *   [--listener-host loopback|netns] (netns: the listeners on a second host whose network stack runs on
+ *   the sink's core, see listener-host.ts; needs --sink-cpu and root)
  * Prints per step: listeners, loss, shard CPU (event-loop utilization), CPU per 100 listeners, and the
  * listener process's own CPU (on a small machine it shares the cores and is often the limit).
  */
-import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { CapacityError } from '../media-engine.js';
 import { createWeriftEngine } from '../werift/werift-engine.js';
 import { createTestPublisher } from '../test-peers.js';
+import { openListenerHost } from './listener-host.js';
 
 const arg = (name: string, def: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -27,6 +30,12 @@ const sinkCpu = arg('sink-cpu', '');
 const udpPort = arg('udp-port', '');
 /** `measured`: admission as the product runs it (each shard takes what it is measured to hold). */
 const admission = arg('admission', 'off');
+const netns = arg('listener-host', 'loopback') === 'netns';
+if (netns && !sinkCpu) throw new Error('--listener-host netns needs --sink-cpu');
+/** The payload type the listeners negotiate for Opus (their offers list 111). */
+const OPUS_PT = 111;
+const host = netns ? openListenerHost(Number(sinkCpu), OPUS_PT) : null;
+if (host) console.log(host.note);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // By default no admission: the benchmark looks for what one shard can hold.
@@ -62,7 +71,13 @@ interface Sink {
 }
 const sinkList: Sink[] = [];
 for (let i = 0; i < sinks; i++) {
-  const child = fork(fileURLToPath(new URL('./sink.js', import.meta.url)), { stdio: 'inherit' });
+  const sinkJs = fileURLToPath(new URL('./sink.js', import.meta.url));
+  // on the listeners' host: the same IPC channel, through `ip netns exec`
+  const child = host
+    ? spawn('ip', ['netns', 'exec', host.ns, process.execPath, sinkJs, '--count', 'kernel'], {
+        stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+      })
+    : fork(sinkJs, { stdio: 'inherit' });
   const sink: Sink = { child, connected: 0, waiters: [] };
   child.on('message', async (m: { op: string; id?: number; sdp?: string; connected?: number }) => {
     if (m.op === 'offer') {
@@ -157,8 +172,11 @@ for (const target of steps) {
   const t0cpu = shardCpu();
   const m0 = performance.eventLoopUtilization();
   const c0 = process.cpuUsage();
+  const h0 = host?.cpuSeconds() ?? 0;
   sinkList.forEach((s) => s.child.send({ op: 'window-start' }));
   await sleep(windowS * 1000);
+  // the load generator's core: the listener processes, and their network stack on a second host
+  const hostCpu = (((host?.cpuSeconds() ?? 0) - h0) / windowS) * 100;
   const e1 = engine.shardUtilization();
   const shardCpuPct = ((shardCpu() - t0cpu) / windowS) * 100;
   const m1 = performance.eventLoopUtilization(m0);
@@ -178,7 +196,7 @@ for (const target of steps) {
       .join('/')
       .padStart(
         16,
-      )}  ${((sum / Math.max(1, n)) * 100).toFixed(2).padStart(9)}  ${(m1.utilization * 100).toFixed(1).padStart(8)}  ${procCpu.toFixed(1).padStart(8)}  ${usPerPkt.toFixed(1).padStart(9)}  ${pct(ramp.joins, 50)}/${pct(ramp.joins, 95)}  ${verified}/${corrupt}  ${rssPerListener.toFixed(0).padStart(8)}  ${steady.sinkCpu.toFixed(1).padStart(8)}  ${joinsPerS.toFixed(1).padStart(7)}  ${ramp.loss.toFixed(3).padStart(7)}  ${((cpu.system / (windowS * 1e6)) * 100).toFixed(1).padStart(5)}  ${shardCpuPct.toFixed(1).padStart(9)}  ${String(engine.stats().perShard.reduce((a, s) => a + (s.measuredCapacity ?? 0), 0)).padStart(8)}`,
+      )}  ${((sum / Math.max(1, n)) * 100).toFixed(2).padStart(9)}  ${(m1.utilization * 100).toFixed(1).padStart(8)}  ${procCpu.toFixed(1).padStart(8)}  ${usPerPkt.toFixed(1).padStart(9)}  ${pct(ramp.joins, 50)}/${pct(ramp.joins, 95)}  ${verified}/${corrupt}  ${rssPerListener.toFixed(0).padStart(8)}  ${(steady.sinkCpu + hostCpu).toFixed(1).padStart(8)}  ${joinsPerS.toFixed(1).padStart(7)}  ${ramp.loss.toFixed(3).padStart(7)}  ${((cpu.system / (windowS * 1e6)) * 100).toFixed(1).padStart(5)}  ${shardCpuPct.toFixed(1).padStart(9)}  ${String(engine.stats().perShard.reduce((a, s) => a + (s.measuredCapacity ?? 0), 0)).padStart(8)}`,
   );
   if (Object.keys(goneReasons).length)
     console.log(`  listeners gone: ${JSON.stringify(goneReasons)}`);
@@ -193,4 +211,5 @@ await pub.close();
 const net = engine.stats().net;
 if (net) console.log(`one port: ${JSON.stringify(net)}`);
 await engine.close();
+host?.close();
 process.exit(0);

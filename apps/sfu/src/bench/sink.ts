@@ -3,11 +3,82 @@
  * RTP datagrams are only counted (SRTP headers are clear text: sequence numbers give loss) so a 2-core
  * machine can hold thousands of them. STUN/DTLS/RTCP still go to werift (consent keeps working).
  * One listener in `verifyEvery` keeps full decryption and checks payload bytes.
+ *
+ * `--count kernel` (on the listeners' host, bench/listener-host.ts): once a listener has its first
+ * packet, its RTP is counted and dropped by the host's nftables set instead of reaching this
+ * process; its loss over a window is then the packets the publisher sent in it less those counted.
  */
+import { execFile, execFileSync } from 'node:child_process';
 import type { Socket } from 'node:dgram';
-import type { RTCPeerConnection } from 'werift';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  RTCRtpReceiver,
+  RtcpReceiverInfo,
+  RtcpRrPacket,
+  timestampSeconds,
+  type RTCPeerConnection,
+} from 'werift';
 import { checkTestPayload } from '../test-peers.js';
 import { createPeer } from '../werift/werift-config.js';
+import { RTP_TABLE } from './listener-host.js';
+
+const kernelCount = process.argv.includes('--count') && process.argv.includes('kernel');
+
+/**
+ * Receiver reports at a browser's pace. werift's receivers report every 0.5–1.5 s; Chromium and
+ * Firefox (libwebrtc) report on an audio stream every 5 s, randomised to 2.5–7.5 s (RFC 3550 6.3.1).
+ * The SFU serves browsers, so its listeners here report as browsers do. The report is werift's own.
+ */
+const BROWSER_AUDIO_REPORT_MS = 5000;
+function reportLikeBrowsers(): void {
+  const proto = RTCRtpReceiver.prototype as unknown as { runRtcp?: () => Promise<void> };
+  if (typeof proto.runRtcp !== 'function') throw new Error('werift changed: no runRtcp');
+  proto.runRtcp = async function (this: ReceiverInternals) {
+    if (this.rtcpRunning || this.stopped) return;
+    this.rtcpRunning = true;
+    try {
+      while (this.rtcpRunning) {
+        await sleep(BROWSER_AUDIO_REPORT_MS * (0.5 + Math.random()), undefined, {
+          signal: this.rtcpCancel.signal,
+        });
+        const reports = Object.entries(this.remoteStreams).map(([ssrc, stream]) => {
+          const sr = this.lastSRtimestamp[ssrc];
+          const delay = sr ? timestampSeconds() - this.receiveLastSRTimestamp[ssrc]! : 0;
+          return new RtcpReceiverInfo({
+            ssrc: Number(ssrc),
+            fractionLost: stream.fraction_lost,
+            packetsLost: stream.packets_lost,
+            highestSequence: stream.max_seq,
+            jitter: stream.jitter,
+            lsr: sr ?? 0,
+            dlsr: delay > 0 && delay < 65536 ? Math.floor(delay * 65536) : 0,
+          });
+        });
+        await this.dtlsTransport
+          .sendRtcp([new RtcpRrPacket({ ssrc: this.rtcpSsrc, reports })])
+          .catch(() => undefined);
+      }
+    } catch {
+      // cancelled: the receiver stopped
+    }
+  };
+}
+
+/** The fields of werift's RTCRtpReceiver its report loop reads (werift/lib/index.mjs, runRtcp). */
+interface ReceiverInternals {
+  rtcpRunning: boolean;
+  stopped: boolean;
+  rtcpCancel: AbortController;
+  rtcpSsrc: number;
+  remoteStreams: Record<
+    string,
+    { fraction_lost: number; packets_lost: number; max_seq: number; jitter: number }
+  >;
+  lastSRtimestamp: Record<string, number>;
+  receiveLastSRTimestamp: Record<string, number>;
+  dtlsTransport: { sendRtcp(packets: unknown[]): Promise<unknown> };
+}
+reportLikeBrowsers();
 
 type FromParent =
   | { op: 'add'; count: number; srtp?: 'gcm' | 'cm' }
@@ -28,7 +99,66 @@ interface SinkListener {
   corrupt: number;
   joinAt: number;
   firstAt: number;
+  /** Local ports of its sockets: counted by the kernel once `kernelCounted`. */
+  ports: number[];
+  /** Handed to the kernel's counters (its RTP stops reaching this process soon after). */
+  handedOver: boolean;
+  kernelCounted: boolean;
+  /** Kernel count at the window's start (-1: not counted then). */
+  kernelMark: number;
 }
+
+/** Ports to hand to the kernel's counters, added in batches (one `nft` call every 200 ms). */
+let toCount: SinkListener[] = [];
+if (kernelCount) {
+  setInterval(() => {
+    if (toCount.length === 0) return;
+    const batch = toCount;
+    toCount = [];
+    const elements = (set: string, list: SinkListener[]) => {
+      const ports = list.flatMap((l) => l.ports);
+      return ports.length
+        ? `add element ${RTP_TABLE.join(' ')} ${set} { ${ports.join(', ')} }\n`
+        : '';
+    };
+    const script =
+      elements(
+        'rtp',
+        batch.filter((l) => !l.verify),
+      ) +
+      elements(
+        'ref',
+        batch.filter((l) => l.verify),
+      );
+    const nft = execFile('nft', ['-f', '-'], (err) => {
+      if (err) console.error('sink: nft add element failed', err.message);
+      else for (const l of batch) l.kernelCounted = true;
+    });
+    nft.stdin?.end(script);
+  }, 200).unref();
+}
+
+/**
+ * RTP packets the kernel counted per local port (both sets, read in one dump), and where the stream
+ * stands: the mean count of the listeners that read every packet (set `ref`). A window's expected
+ * packets are the stream's progress between two reads, on the same clock as the counts.
+ */
+function kernelCounts(): Map<number, number> {
+  const counts = new Map<number, number>();
+  const json = JSON.parse(
+    execFileSync('nft', ['-j', 'list', 'table', ...RTP_TABLE]).toString(),
+  ) as {
+    nftables: { set?: { elem?: { elem: { val: number; counter: { packets: number } } }[] } }[];
+  };
+  for (const item of json.nftables) {
+    for (const e of item.set?.elem ?? []) counts.set(e.elem.val, e.elem.counter.packets);
+  }
+  return counts;
+}
+const countOf = (l: SinkListener, counts: Map<number, number>) =>
+  l.ports.reduce((a, p) => a + (counts.get(p) ?? 0), 0);
+/** The reference listeners' kernel counts at the window's start. */
+let refMarks = new Map<SinkListener, number>();
 
 const listeners = new Map<number, SinkListener>();
 let nextId = 1;
@@ -58,7 +188,14 @@ function intercept(l: SinkListener, socket: Socket): void {
     const b1 = data[1] & 0x7f;
     if (data.length > 12 && data[0] >= 128 && data[0] < 192 && !(b1 >= 64 && b1 <= 95)) {
       l.count++;
-      if (!l.firstAt) l.firstAt = Date.now();
+      if (!l.firstAt) {
+        l.firstAt = Date.now();
+        if (kernelCount) {
+          // a verifying listener is counted too (the reference), but its packets still come here
+          l.handedOver = !l.verify;
+          toCount.push(l);
+        }
+      }
       extend(l, (data[2] << 8) | data[3]);
       if (!l.verify) return;
     }
@@ -83,6 +220,10 @@ async function addOne(srtp?: 'gcm' | 'cm'): Promise<void> {
     corrupt: 0,
     joinAt: Date.now(),
     firstAt: 0,
+    ports: [],
+    handedOver: false,
+    kernelCounted: false,
+    kernelMark: -1,
   };
   listeners.set(id, l);
   if (l.verify) {
@@ -105,7 +246,9 @@ async function addOne(srtp?: 'gcm' | 'cm'): Promise<void> {
       ).connection;
       for (const protocol of conn.protocols ?? []) {
         const socket = protocol.transport?.socket;
-        if (socket) intercept(l, socket);
+        if (!socket) continue;
+        intercept(l, socket);
+        l.ports.push(socket.address().port);
       }
     }
   });
@@ -144,12 +287,25 @@ process.on('message', async (m: FromParent) => {
       pendingAnswers.get(m.id)?.(m.sdp);
       pendingAnswers.delete(m.id);
       break;
-    case 'window-start':
-      for (const l of listeners.values()) l.mark = { count: l.count, highest: l.highest };
+    case 'window-start': {
+      const counts = kernelCount ? kernelCounts() : new Map<number, number>();
+      refMarks = new Map();
+      for (const l of listeners.values()) {
+        l.mark = { count: l.count, highest: l.highest };
+        l.kernelMark = l.kernelCounted && !l.verify ? countOf(l, counts) : -1;
+        if (l.kernelCounted && l.verify) refMarks.set(l, countOf(l, counts));
+      }
       windowCpu = { cpu: process.cpuUsage(), at: performance.now() };
       windowStartAt = Date.now();
       break;
+    }
     case 'window-end': {
+      const counts = kernelCount ? kernelCounts() : new Map<number, number>();
+      // the stream's progress over the window: what the reference listeners were delivered
+      const progress = [...refMarks]
+        .filter(([l]) => l.connected)
+        .map(([l, n]) => countOf(l, counts) - n);
+      const stream = progress.length ? progress.reduce((a, b) => a + b, 0) / progress.length : 0;
       let expected = 0;
       let received = 0;
       let verified = 0;
@@ -159,7 +315,14 @@ process.on('message', async (m: FromParent) => {
         verified += l.verified;
         corrupt += l.corrupt;
         if (l.firstAt && l.joinAt >= windowStartAt) joins.push(l.firstAt - l.joinAt);
-        if (!l.connected || l.mark.highest < 0) continue;
+        if (!l.connected) continue;
+        if (l.kernelMark >= 0) {
+          // counted by the kernel for the whole window: every packet the stream carried in it
+          expected += stream;
+          received += countOf(l, counts) - l.kernelMark;
+          continue;
+        }
+        if (l.mark.highest < 0 || l.handedOver) continue; // handed to the kernel mid-window
         expected += l.highest - l.mark.highest;
         received += l.count - l.mark.count;
       }

@@ -46,6 +46,8 @@ function writeOutCompress(): Compress {
 
 const compress = writeOutCompress();
 
+const TYPED_FILL = Uint8Array.prototype.fill;
+
 const SHA1_IV = [0x67452301, 0xefcdab89 | 0, 0x98badcfe | 0, 0x10325476, 0xc3d2e1f0 | 0];
 
 /** HMAC-SHA1 with one fixed key (RFC 2104), truncated tags written in place. */
@@ -104,6 +106,39 @@ export class HmacSha1 {
     this.blockView.setUint32(56, Math.floor(bits / 0x100000000));
     this.blockView.setUint32(60, bits >>> 0);
     compress(st, this.blockView, 0);
+    this.finish(out, outOffset, tagLength);
+  }
+
+  /**
+   * `sign` for a message whose buffer has room after it ({@link HMAC_SHA1_PAD_ROOM} bytes): the
+   * padding is written there, in place, and the last blocks are compressed straight from `buf`
+   * (no copy of the message's tail). Those bytes are left changed; the tag may go over them.
+   */
+  signPadded(
+    buf: Uint8Array,
+    view: DataView,
+    length: number,
+    out: Uint8Array,
+    outOffset: number,
+    tagLength: number,
+  ): void {
+    const st = this.st;
+    st.set(this.inner);
+    // 0x80, zeros up to 8 bytes before a block boundary, the bit length (the inner pad block counts)
+    const padded = (length + 8 + 64) & ~63;
+    buf[length] = 0x80;
+    // the typed array's own fill: Buffer's checks its arguments on every call
+    TYPED_FILL.call(buf, 0, length + 1, padded - 8);
+    const bits = (length + 64) * 8;
+    view.setUint32(padded - 8, Math.floor(bits / 0x100000000));
+    view.setUint32(padded - 4, bits >>> 0);
+    for (let off = 0; off < padded; off += 64) compress(st, view, off);
+    this.finish(out, outOffset, tagLength);
+  }
+
+  /** The outer hash over the inner digest in `st`; the first `tagLength` bytes to `out`. */
+  private finish(out: Uint8Array, outOffset: number, tagLength: number): void {
+    const st = this.st;
     const ov = this.outerView;
     for (let i = 0; i < 5; i++) ov.setInt32(4 * i, st[i]!);
     st.set(this.outer);
@@ -112,3 +147,6 @@ export class HmacSha1 {
       out[outOffset + i] = (st[i >> 2]! >>> (24 - 8 * (i & 3))) & 0xff;
   }
 }
+
+/** Bytes `signPadded` may write after the message: the padding, up to one block and 8 bytes. */
+export const HMAC_SHA1_PAD_ROOM = 72;

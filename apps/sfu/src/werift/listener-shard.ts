@@ -1,13 +1,14 @@
 import type { Socket } from 'node:dgram';
 import { candidatePriority, type RTCPeerConnection, type RTCRtpTransceiver } from 'werift';
 import { MuxUdpProtocol, type IceMux, type IceMuxStats } from '../net/ice-mux.js';
-import { PacketCache, type CachedPacket } from '../nack.js';
+import { PacketCache } from '../nack.js';
 import { validateOffer } from '../sdp.js';
 import { threadCpuSeconds } from './capacity.js';
 import { Gate } from './gate.js';
 import { ListenerConsent } from './listener-consent.js';
 import { negotiateAnswer } from './negotiate.js';
-import { enableSyncLookup, extractSrtpKeys, SrtpStreamSender } from './srtp-sender.js';
+import { datagramOut, type DatagramOut } from './datagram-out.js';
+import { extractSrtpKeys, OutgoingRtp, SrtpStreamSender } from './srtp-sender.js';
 import { createPeer, type PeerSettings } from './werift-config.js';
 
 export interface ShardConfig {
@@ -104,7 +105,8 @@ class Listener {
   ice: IceConnection | null = null;
   pair: IcePair | null = null;
   socket: Socket | null = null;
-  port = 0;
+  /** The fan-out's path to the selected pair (set with the pair). */
+  out: DatagramOut | null = null;
   host = '';
   /** The selected pair's remote port (`port` is 0 on the mux's connected socket). */
   remotePort = 0;
@@ -129,7 +131,7 @@ export class ListenerShard {
   private readonly stations = new Map<string, Map<string, Listener>>();
   private readonly connectedCount = new Map<string, number>();
   /** Recent packets per station, to answer listeners' NACKs (5 s of 20 ms frames). */
-  private readonly caches = new Map<string, PacketCache>();
+  private readonly caches = new Map<string, PacketCache<OutgoingRtp>>();
   private retransmits = 0;
   private readonly timer: NodeJS.Timeout;
   private readonly statsTimer: NodeJS.Timeout;
@@ -306,7 +308,7 @@ export class ListenerShard {
       cache = new PacketCache();
       this.caches.set(stationId, cache);
     }
-    const p: CachedPacket = { seq, timestamp, marker, payload };
+    const p = new OutgoingRtp(seq, timestamp, marker, payload);
     cache.put(p);
     for (const l of st.values()) if (l.connected) this.sendTo(l, p);
   }
@@ -322,7 +324,7 @@ export class ListenerShard {
     }
   }
 
-  private sendTo(l: Listener, p: CachedPacket): boolean {
+  private sendTo(l: Listener, p: OutgoingRtp): boolean {
     const ice = l.ice!;
     const pair = ice.nominated;
     if (
@@ -335,20 +337,7 @@ export class ListenerShard {
     }
     if (pair !== l.pair) this.bindPair(l, pair);
     try {
-      if (l.socket) {
-        this.bytesOut += l.sender!.send(
-          l.socket,
-          l.port,
-          l.host,
-          p.seq,
-          p.timestamp,
-          p.marker,
-          p.payload,
-        );
-      } else {
-        // relayed (TURN) or TCP path: let werift's ICE layer wrap it
-        this.sendViaIce(l, p.seq, p.timestamp, p.marker, p.payload);
-      }
+      this.bytesOut += l.sender!.send(l.out!, p);
       this.packetsOut++;
       return true;
     } catch {
@@ -365,9 +354,9 @@ export class ListenerShard {
       const { host, port } = pair.remoteCandidate;
       l.socket = pair.protocol.socketTo([host, port]);
       l.host = host;
-      l.port = 0;
       l.remotePort = port;
       // not connected yet: werift's path for now, bind again on the next packet
+      l.out = l.socket ? datagramOut(l.socket) : this.viaIce(l);
       if (!l.socket) l.pair = null;
       else this.takeConsent(l, pair.protocol);
     } else if (
@@ -376,11 +365,13 @@ export class ListenerShard {
       transport.socket
     ) {
       l.socket = transport.socket;
-      enableSyncLookup(transport.socket);
       l.host = pair.remoteCandidate.host;
-      l.port = pair.remoteCandidate.port;
+      l.remotePort = pair.remoteCandidate.port;
+      l.out = datagramOut(transport.socket, l.remotePort, l.host);
     } else {
+      // relayed (TURN) or TCP: werift's ICE layer wraps it
       l.socket = null;
+      l.out = this.viaIce(l);
     }
   }
 
@@ -427,24 +418,14 @@ export class ListenerShard {
     };
   }
 
-  private sendViaIce(
-    l: Listener,
-    seq: number,
-    ts: number,
-    marker: boolean,
-    payload: Uint8Array,
-  ): void {
-    let packet: Buffer | null = null;
-    const capture = {
-      // the sender reuses its buffers: keep a copy for werift's asynchronous send
-      send: (buf: Buffer) => {
-        packet = Buffer.from(buf);
-      },
-    } as unknown as Socket;
-    this.bytesOut += l.sender!.send(capture, 0, '', seq, ts, marker, payload);
-    l.ice!.send(packet!).catch(() => {
-      this.sendErrors++;
-    });
+  /** A DatagramOut through werift's ICE connection (which sends later: each datagram is copied). */
+  private viaIce(l: Listener): DatagramOut {
+    return (datagram) => {
+      l.ice!.send(Buffer.from(datagram)).catch(() => {
+        this.sendErrors++;
+      });
+      return true;
+    };
   }
 
   /** Presence: a connected listener must show inbound traffic (STUN consent, RTCP) regularly. */

@@ -1,9 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Socket } from 'node:dgram';
 import { describe, expect, it } from '@jest/globals';
 import { RtpPacket, SrtpSession } from 'werift';
-import { HmacSha1 } from './hmac-sha1.js';
-import { extractSrtpKeys, SrtpStreamSender } from './srtp-sender.js';
+import { HMAC_SHA1_PAD_ROOM, HmacSha1 } from './hmac-sha1.js';
+import { extractSrtpKeys, OutgoingRtp, SrtpStreamSender } from './srtp-sender.js';
 
 const PROFILES: [string, number][] = [
   ['AES_CM_128_HMAC_SHA1_80', 0x0001],
@@ -25,6 +24,18 @@ describe('HmacSha1', () => {
           createHmac('sha1', key).update(msg).digest('hex'),
         ]);
       }
+    }
+  });
+
+  it('signs in place with the padding written after the message, for every length from 0 to 300', () => {
+    const key = randomBytes(20);
+    const h = new HmacSha1(key);
+    for (let len = 0; len <= 300; len++) {
+      const buf = Buffer.concat([randomBytes(len), randomBytes(HMAC_SHA1_PAD_ROOM)]);
+      const expected = createHmac('sha1', key).update(buf.subarray(0, len)).digest('hex');
+      const out = Buffer.alloc(20);
+      h.signPadded(buf, new DataView(buf.buffer, buf.byteOffset, buf.length), len, out, 0, 20);
+      expect([len, out.toString('hex')]).toEqual([len, expected]);
     }
   });
 
@@ -64,22 +75,14 @@ describe.each(PROFILES)('SrtpStreamSender (%s)', (_name, profile) => {
     const ssrc = 0x89abcdef;
     const sender = new SrtpStreamSender(keys, ssrc, 111);
     const sent: Buffer[] = [];
-    const socket = { send: (b: Buffer) => sent.push(Buffer.from(b)) } as unknown as Socket;
+    const out = (b: Buffer) => sent.push(Buffer.from(b)) > 0;
     // 65500 → wraps past 65535; a gap of 40; one late packet; sizes cycling over 1..1200 bytes
     const seqs: number[] = [];
     for (let s = 65500; s < 65536 + 100; s++) seqs.push(s & 0xffff);
     seqs.push(140, 141, 180, 181, 179, 182);
     const payloads = seqs.map((_, i) => randomBytes(1 + ((i * 97) % 1200)));
     seqs.forEach((seq, i) => {
-      const len = sender.send(
-        socket,
-        1,
-        '127.0.0.1',
-        seq,
-        1000 + i * 960,
-        i % 7 === 0,
-        payloads[i]!,
-      );
+      const len = sender.send(out, new OutgoingRtp(seq, 1000 + i * 960, i % 7 === 0, payloads[i]!));
       expect(len).toBe(sent[i]!.length);
     });
     seqs.forEach((seq, i) => {
@@ -100,15 +103,13 @@ describe.each(PROFILES)('SrtpStreamSender (%s)', (_name, profile) => {
     const a = new SrtpStreamSender(keys, 1, 111);
     const b = new SrtpStreamSender(keys, 2, 111);
     const queued: Buffer[] = [];
-    const full = {
-      send: (buf: Buffer) => queued.push(buf), // held, not copied, like a queued send
-      getSendQueueSize: () => queued.length,
-    } as unknown as Socket;
-    const sink = { send: () => undefined, getSendQueueSize: () => 0 } as unknown as Socket;
+    // held, not copied, like a queued send
+    const full = (buf: Buffer) => queued.push(buf) < 0;
+    const sink = () => true;
     const payloads = Array.from({ length: 20 }, () => randomBytes(160));
     payloads.forEach((p, i) => {
-      b.send(full, 1, '127.0.0.1', i, i * 960, false, p);
-      a.send(sink, 1, '127.0.0.1', i, i * 960, false, randomBytes(300));
+      b.send(full, new OutgoingRtp(i, i * 960, false, p));
+      a.send(sink, new OutgoingRtp(i, i * 960, false, randomBytes(300)));
     });
     queued.forEach((packet, i) => {
       expect([i, RtpPacket.deSerialize(rx.decrypt(packet)).payload.equals(payloads[i]!)]).toEqual([
@@ -122,8 +123,10 @@ describe.each(PROFILES)('SrtpStreamSender (%s)', (_name, profile) => {
     const { keys, rx } = pair();
     const sender = new SrtpStreamSender(keys, 1234, 111);
     let packet = Buffer.alloc(0);
-    const socket = { send: (b: Buffer) => (packet = Buffer.from(b)) } as unknown as Socket;
-    sender.send(socket, 1, '127.0.0.1', 7, 0, false, randomBytes(160));
+    sender.send(
+      (b) => (packet = Buffer.from(b)).length > 0,
+      new OutgoingRtp(7, 0, false, randomBytes(160)),
+    );
     packet[20]! ^= 1;
     expect(() => rx.decrypt(packet)).toThrow();
   });

@@ -1,7 +1,6 @@
 import { type Cipher, createCipheriv } from 'node:crypto';
-import type { Socket } from 'node:dgram';
-import { isIPv4 } from 'node:net';
-import { HmacSha1 } from './hmac-sha1.js';
+import type { DatagramOut } from './datagram-out.js';
+import { HMAC_SHA1_PAD_ROOM, HmacSha1 } from './hmac-sha1.js';
 
 /** SRTP protection profiles (RFC 5764 / RFC 7714 ids as werift names them). */
 const PROFILE_AES128_CM_SHA1_80 = 0x0001;
@@ -56,6 +55,8 @@ class Scratch {
   out32 = new Int32Array(0);
   outView = new DataView(new ArrayBuffer(0));
   counters = new DataView(new ArrayBuffer(0));
+  /** `out.subarray(0, n)` by length: a station's packets come in a few sizes, each made once. */
+  private views = new Map<number, Buffer>();
 
   constructor() {
     this.renewOut(HEADER_BYTES + 1024);
@@ -67,6 +68,18 @@ class Scratch {
     this.out = b;
     this.out32 = new Int32Array(b.buffer, 0, b.length >>> 2);
     this.outView = new DataView(b.buffer, 0, b.length);
+    this.views = new Map();
+  }
+
+  /** The first `length` bytes of `out`. */
+  head(length: number): Buffer {
+    let v = this.views.get(length);
+    if (!v) {
+      if (this.views.size >= 64) this.views.clear();
+      v = this.out.subarray(0, length);
+      this.views.set(length, v);
+    }
+    return v;
   }
 
   /** Room for `bytes` of AES-CM counter blocks (written whole at each keystream batch). */
@@ -77,32 +90,22 @@ class Scratch {
 }
 const scratch = new Scratch();
 
-const patchedSockets = new WeakSet<Socket>();
-
 /**
- * dgram resolves the destination of every unconnected send through dns.lookup, which for an IP literal
- * defers to process.nextTick (one tick, two closures per datagram). For IPv4 literals we answer
- * synchronously instead; anything else still goes to the original lookup. Best effort: if Node's
- * internals differ, nothing is changed.
+ * One packet of a station as every listener's sender reads it, prepared once per fan-out: the
+ * payload also as 32-bit words (its own aligned, zero-padded copy) for a word-at-a-time XOR.
  */
-export function enableSyncLookup(socket: Socket): void {
-  if (patchedSockets.has(socket)) return;
-  patchedSockets.add(socket);
-  const sym = Object.getOwnPropertySymbols(socket).find((s) => s.description === 'state symbol');
-  if (!sym) return;
-  const state = (
-    socket as unknown as Record<symbol, { handle?: { lookup?: unknown } } | undefined>
-  )[sym];
-  const handle = state?.handle;
-  if (!handle || typeof handle.lookup !== 'function') return;
-  const original = handle.lookup as (address: string, cb: (...a: unknown[]) => void) => void;
-  handle.lookup = (
-    address: string,
-    cb: (err: Error | null, ip: string, family: number) => void,
-  ) => {
-    if (isIPv4(address)) cb(null, address, 4);
-    else original.call(handle, address, cb as (...a: unknown[]) => void);
-  };
+export class OutgoingRtp {
+  readonly words: Int32Array;
+  constructor(
+    readonly seq: number,
+    readonly timestamp: number,
+    readonly marker: boolean,
+    readonly payload: Uint8Array,
+  ) {
+    const padded = new Uint8Array((payload.length + 3) & ~3);
+    padded.set(payload);
+    this.words = new Int32Array(padded.buffer);
+  }
 }
 
 /**
@@ -170,25 +173,21 @@ export class SrtpStreamSender {
     return seq > this.lastSeq && this.roc > 0 ? this.roc - 1 : this.roc;
   }
 
-  send(
-    socket: Socket,
-    port: number,
-    address: string,
-    seq: number,
-    timestamp: number,
-    marker: boolean,
-    payload: Uint8Array,
-  ): number {
+  /** Encrypts `pkt` for this listener and hands it to `out`; returns the datagram's length. */
+  send(out: DatagramOut, pkt: OutgoingRtp): number {
+    const { seq, payload } = pkt;
     const n = payload.length;
-    const size = HEADER_BYTES + n + (this.gcm ? GCM_TAG_BYTES : CM_TAG_BYTES + 4);
+    // AES-CM: room for the ROC the tag covers and the HMAC's padding, written in place
+    const size = HEADER_BYTES + n + (this.gcm ? GCM_TAG_BYTES : 4 + HMAC_SHA1_PAD_ROOM);
     if (scratch.out.length < size) scratch.renewOut(size);
     const buf = scratch.out;
-    buf[0] = 0x80;
-    buf[1] = (marker ? 0x80 : 0) | this.payloadType;
-    buf[2] = (seq >>> 8) & 0xff;
-    buf[3] = seq & 0xff;
-    buf.writeUInt32BE(timestamp >>> 0, 4);
-    buf.writeUInt32BE(this.ssrc >>> 0, 8);
+    const view = scratch.outView;
+    view.setUint32(
+      0,
+      (0x80000000 | ((pkt.marker ? 0x80 : 0) << 16) | (this.payloadType << 16) | seq) >>> 0,
+    );
+    view.setUint32(4, pkt.timestamp >>> 0);
+    view.setUint32(8, this.ssrc >>> 0);
     const roc = this.rocFor(seq);
     let length: number;
     if (this.gcm) {
@@ -218,29 +217,24 @@ export class SrtpStreamSender {
         this.fillKeystream(index, blocks);
         at = 0;
       }
-      // payload copied natively, then XORed in place a word at a time (the keystream of one packet
-      // starts on a 16-byte boundary; the payload on word 3 of `out`)
-      buf.set(payload, HEADER_BYTES);
+      // payload XOR keystream a word at a time, straight into `out` (the keystream of one packet
+      // starts on a 16-byte boundary; the payload on word 3 of `out`). A last partial word writes up
+      // to 3 bytes past the payload, which the ROC below covers.
       const out32 = scratch.out32;
       const ks32 = this.keystream32;
+      const pay32 = pkt.words;
       const w0 = (at * this.ksBlocks) << 2;
-      const words = n >>> 2;
-      for (let w = 0; w < words; w++) out32[3 + w] ^= ks32[w0 + w]!;
-      const ks = this.keystream;
-      const k0 = w0 << 2;
-      for (let i = words << 2; i < n; i++) buf[HEADER_BYTES + i] ^= ks[k0 + i]!;
+      const words = pay32.length;
+      for (let w = 0; w < words; w++) out32[3 + w] = pay32[w]! ^ ks32[w0 + w]!;
       // RFC 3711 4.2: tag = HMAC-SHA1(auth key, header || encrypted payload || ROC), first 80 bits,
       // written over the ROC once it has been read.
       const end = HEADER_BYTES + n;
-      buf.writeUInt32BE(roc, end);
-      this.hmac!.sign(buf, end + 4, buf, end, CM_TAG_BYTES, scratch.outView);
+      view.setUint32(end, roc);
+      this.hmac!.signPadded(buf, view, end + 4, buf, end, CM_TAG_BYTES);
       length = end + CM_TAG_BYTES;
     }
-    // port 0: a socket connected to its peer (the node's one-port mux)
-    if (port === 0) socket.send(buf.subarray(0, length));
-    else socket.send(buf.subarray(0, length), port, address);
     // libuv queued it: the queued send keeps this buffer, the next packet gets another
-    if (socket.getSendQueueSize?.() > 0) scratch.renewOut(size);
+    if (!out(scratch.head(length))) scratch.renewOut(size);
     this.packets++;
     this.bytes += length;
     return length;
