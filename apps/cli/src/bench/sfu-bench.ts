@@ -13,6 +13,11 @@
  *   --listeners N (part 2) --no-pin --port-rounds N (0 skips part 3) --port-steps 600,1200,…
  * Pinned (the default where `taskset` exists and there are 2+ cores): the SFU process (one shard) on
  * core 0 and its load generator on core 1, so "listeners per core" is a clean figure.
+ * `--net netns` (the default when pinned, as root, with ip, tc, ethtool and nft): the listeners on a
+ * second host (a network namespace over a veth pair) whose network stack runs on the load
+ * generator's core, as their own machines' would (apps/sfu/src/bench/listener-host.ts); on
+ * loopback the SFU's core also receives every datagram for its listeners. `--net loopback` measures
+ * that way.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -30,13 +35,25 @@ import {
   runNode,
 } from './bench-support.js';
 
-const hasTaskset = (() => {
+const has = (cmd: string, args: string[]) => {
   try {
-    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+    execFileSync(cmd, args, { stdio: 'ignore' });
     return true;
   } catch {
     return false;
   }
+};
+const hasTaskset = has('taskset', ['-V']);
+/** What the listeners' host needs (listener-host.ts); the reason it cannot be used, or null. */
+const netnsMissing = (() => {
+  if (process.getuid?.() !== 0) return 'not root';
+  const missing = [
+    ['ip', ['-V']],
+    ['tc', ['-V']],
+    ['ethtool', ['--version']],
+    ['nft', ['--version']],
+  ].filter(([cmd, args]) => !has(cmd as string, args as string[]));
+  return missing.length ? `missing ${missing.map(([c]) => c).join(', ')}` : null;
 })();
 const { values } = parseArgs({
   allowNegative: true,
@@ -47,7 +64,8 @@ const { values } = parseArgs({
     admission: { type: 'string', default: 'measured' },
     transport: { type: 'string', default: 'port' },
     srtp: { type: 'string', default: 'cm' },
-    window: { type: 'string', default: '8' },
+    window: { type: 'string', default: '15' },
+    net: { type: 'string' },
     listeners: { type: 'string', default: '50' },
     'skip-capacity': { type: 'boolean', default: false },
     'skip-product': { type: 'boolean', default: false },
@@ -61,6 +79,12 @@ const FANOUT = join(BENCH_PATHS.root, 'apps/sfu/dist/bench/fanout.js');
 const pinned = values.pin!;
 
 const shards = values.shards ?? (pinned ? '1' : String(cpus().length));
+const net = values.net ?? (pinned && !netnsMissing ? 'netns' : 'loopback');
+if (net === 'netns' && netnsMissing) throw new Error(`--net netns: ${netnsMissing}`);
+const netNote =
+  net === 'netns'
+    ? "listeners on a second host (network namespace), their network stack on the load generator's core"
+    : `listeners on loopback: the SFU's core also receives their datagrams${values.net ? '' : ` (netns: ${netnsMissing ?? 'not pinned'})`}`;
 
 interface Step {
   /** listeners asked for at this step */
@@ -93,7 +117,7 @@ async function capacity(
   extra: string[] = [],
 ): Promise<Step[]> {
   console.log(
-    `\n## ${title} (fan-out bench, ${shards} shard(s), SRTP ${values.srtp}${pinned ? '; SFU pinned to core 0, load generator to core 1' : ', unpinned'})\n`,
+    `\n## ${title} (fan-out bench, ${shards} shard(s), SRTP ${values.srtp}${pinned ? '; SFU pinned to core 0, load generator to core 1' : ', unpinned'}; ${netNote})\n`,
   );
   const p = runNode(
     [
@@ -108,6 +132,8 @@ async function capacity(
       '--window',
       values.window!,
       ...(pinned ? ['--sink-cpu', '1'] : []),
+      '--listener-host',
+      net,
     ],
     { echo: true, wrapper: pinned ? ['taskset', '-c', '0'] : [] },
   );

@@ -119,7 +119,9 @@ export function openListenerHost(cpu: number, payloadType: number): ListenerHost
     ns,
     sfuIp,
     listenerIp,
-    note: `listeners in network namespace ${ns} (${listenerIp}), their network stack on core ${cpu}`,
+    note:
+      `listeners in network namespace ${ns} (${listenerIp}), their network stack on core ${cpu}; ` +
+      'their RTP counted and dropped by nftables once they have their first audio',
     cpuSeconds: () => threads.reduce((a, pid) => a + threadCpuSeconds(pid), 0),
     close: () => {
       process.off('exit', exit);

@@ -46,8 +46,6 @@ function writeOutCompress(): Compress {
 
 const compress = writeOutCompress();
 
-const TYPED_FILL = Uint8Array.prototype.fill;
-
 const SHA1_IV = [0x67452301, 0xefcdab89 | 0, 0x98badcfe | 0, 0x10325476, 0xc3d2e1f0 | 0];
 
 /** HMAC-SHA1 with one fixed key (RFC 2104), truncated tags written in place. */
@@ -123,12 +121,17 @@ export class HmacSha1 {
     tagLength: number,
   ): void {
     const st = this.st;
-    st.set(this.inner);
+    const inner = this.inner;
+    // five words: plain stores beat a TypedArray.prototype.set call
+    st[0] = inner[0]!;
+    st[1] = inner[1]!;
+    st[2] = inner[2]!;
+    st[3] = inner[3]!;
+    st[4] = inner[4]!;
     // 0x80, zeros up to 8 bytes before a block boundary, the bit length (the inner pad block counts)
     const padded = (length + 8 + 64) & ~63;
     buf[length] = 0x80;
-    // the typed array's own fill: Buffer's checks its arguments on every call
-    TYPED_FILL.call(buf, 0, length + 1, padded - 8);
+    for (let i = length + 1; i < padded - 8; i++) buf[i] = 0;
     const bits = (length + 64) * 8;
     view.setUint32(padded - 8, Math.floor(bits / 0x100000000));
     view.setUint32(padded - 4, bits >>> 0);
@@ -140,8 +143,11 @@ export class HmacSha1 {
   private finish(out: Uint8Array, outOffset: number, tagLength: number): void {
     const st = this.st;
     const ov = this.outerView;
-    for (let i = 0; i < 5; i++) ov.setInt32(4 * i, st[i]!);
-    st.set(this.outer);
+    const outer = this.outer;
+    for (let i = 0; i < 5; i++) {
+      ov.setInt32(4 * i, st[i]!);
+      st[i] = outer[i]!;
+    }
     compress(st, ov, 0);
     for (let i = 0; i < tagLength; i++)
       out[outOffset + i] = (st[i >> 2]! >>> (24 - 8 * (i & 3))) & 0xff;

@@ -101,6 +101,11 @@ class Listener {
   /** Frees this listener's handshake slot. */
   handshakeDone: () => void = () => undefined;
   removed = false;
+  /**
+   * The fan-out may send to it: connected, its ICE neither failed nor closed, consent fresh (checked
+   * with its presence, not per packet).
+   */
+  sendable = false;
   sender: SrtpStreamSender | null = null;
   ice: IceConnection | null = null;
   pair: IcePair | null = null;
@@ -127,9 +132,14 @@ class Listener {
  * Holds the listener PeerConnections of one shard (one worker thread, or the engine's own thread) and
  * fans a station's packets out to them.
  */
+/** One station's listeners on a shard: every session by id, and the connected ones in fan-out order. */
+class StationListeners {
+  readonly all = new Map<string, Listener>();
+  readonly connected: Listener[] = [];
+}
+
 export class ListenerShard {
-  private readonly stations = new Map<string, Map<string, Listener>>();
-  private readonly connectedCount = new Map<string, number>();
+  private readonly stations = new Map<string, StationListeners>();
   /** Recent packets per station, to answer listeners' NACKs (5 s of 20 ms frames). */
   private readonly caches = new Map<string, PacketCache<OutgoingRtp>>();
   private retransmits = 0;
@@ -162,7 +172,7 @@ export class ListenerShard {
     let pending = 0;
     let gcm = 0;
     for (const st of this.stations.values()) {
-      for (const l of st.values()) {
+      for (const l of st.all.values()) {
         if (l.connected) {
           listeners++;
           if (l.sender?.profileName === 'AEAD_AES_128_GCM') gcm++;
@@ -219,10 +229,10 @@ export class ListenerShard {
     l.handshakeDone = free;
     let st = this.stations.get(stationId);
     if (!st) {
-      st = new Map();
+      st = new StationListeners();
       this.stations.set(stationId, st);
     }
-    st.set(sessionId, l);
+    st.all.set(sessionId, l);
     pc.connectionStateChange.subscribe((state) => {
       if (l.removed) return;
       if (state === 'connected') this.onConnected(l);
@@ -246,17 +256,13 @@ export class ListenerShard {
     l.sender = new SrtpStreamSender(keys, sender.ssrc, codec.payloadType);
     l.ice = (dtls.iceTransport as unknown as { connection: IceConnection }).connection;
     l.connected = true;
+    l.sendable = true;
     l.lastActivity = Date.now();
     // werift's own retransmission cache is empty (we send around it): answer from the station's
     sender.onGenericNack.subscribe((nack) => this.retransmit(l, nack.lost));
-    this.bumpCount(l.stationId, +1);
-  }
-
-  private bumpCount(stationId: string, delta: number): void {
-    const n = (this.connectedCount.get(stationId) ?? 0) + delta;
-    if (n <= 0) this.connectedCount.delete(stationId);
-    else this.connectedCount.set(stationId, n);
-    this.emit({ t: 'count', stationId, count: Math.max(0, n) });
+    const st = this.stations.get(l.stationId)!;
+    st.connected.push(l);
+    this.emit({ t: 'count', stationId: l.stationId, count: st.connected.length });
   }
 
   /** Removes a listener; emits 'gone' unless the engine asked for it (reason 'deleted'). */
@@ -264,22 +270,24 @@ export class ListenerShard {
     if (l.removed) return;
     l.removed = true;
     l.handshakeDone();
+    l.sendable = false;
     const st = this.stations.get(l.stationId);
-    st?.delete(l.sessionId);
-    if (st && st.size === 0) {
+    st?.all.delete(l.sessionId);
+    if (st && l.connected) {
+      l.connected = false;
+      st.connected.splice(st.connected.indexOf(l), 1);
+      this.emit({ t: 'count', stationId: l.stationId, count: st.connected.length });
+    }
+    if (st && st.all.size === 0) {
       this.stations.delete(l.stationId);
       this.caches.delete(l.stationId);
-    }
-    if (l.connected) {
-      l.connected = false;
-      this.bumpCount(l.stationId, -1);
     }
     if (notify) this.emit({ t: 'gone', stationId: l.stationId, sessionId: l.sessionId, reason });
     await l.pc.close().catch(() => undefined);
   }
 
   async removeListener(stationId: string, sessionId: string, reason = 'deleted'): Promise<boolean> {
-    const l = this.stations.get(stationId)?.get(sessionId);
+    const l = this.stations.get(stationId)?.all.get(sessionId);
     if (!l) return false;
     await this.remove(l, reason, reason !== 'deleted');
     return true;
@@ -289,7 +297,7 @@ export class ListenerShard {
     this.caches.delete(stationId);
     const st = this.stations.get(stationId);
     if (!st) return;
-    await Promise.all([...st.values()].map((l) => this.remove(l, reason)));
+    await Promise.all([...st.all.values()].map((l) => this.remove(l, reason)));
   }
 
   /** Fan-out of one publisher packet (seq/timestamp already rewritten by the engine). */
@@ -310,7 +318,8 @@ export class ListenerShard {
     }
     const p = new OutgoingRtp(seq, timestamp, marker, payload);
     cache.put(p);
-    for (const l of st.values()) if (l.connected) this.sendTo(l, p);
+    const ready = st.connected;
+    for (let i = 0; i < ready.length; i++) this.sendTo(ready[i]!, p);
   }
 
   /** Sends what a listener NACKed that the station's cache still holds. */
@@ -325,17 +334,12 @@ export class ListenerShard {
   }
 
   private sendTo(l: Listener, p: OutgoingRtp): boolean {
-    const ice = l.ice!;
-    const pair = ice.nominated;
-    if (
-      !pair ||
-      ice.state === 'failed' ||
-      ice.state === 'closed' ||
-      (!ice.consentFresh && !ice.iceLite)
-    ) {
-      return false;
+    if (!l.sendable) return false;
+    const pair = l.ice!.nominated;
+    if (pair !== l.pair) {
+      if (!pair) return false;
+      this.bindPair(l, pair);
     }
-    if (pair !== l.pair) this.bindPair(l, pair);
     try {
       this.bytesOut += l.sender!.send(l.out!, p);
       this.packetsOut++;
@@ -438,7 +442,7 @@ export class ListenerShard {
     // (0.5 s), as they do from a busy peer
     const silence = Math.max(2000, timeout - 1500);
     for (const st of [...this.stations.values()]) {
-      for (const l of [...st.values()]) {
+      for (const l of [...st.all.values()]) {
         if (!l.connected) {
           if (now - l.createdAt > timeout) void this.remove(l, 'connect-timeout');
           continue;
@@ -451,6 +455,9 @@ export class ListenerShard {
           void this.remove(l, 'consent-timeout');
           continue;
         }
+        const ice = l.ice!;
+        l.sendable =
+          ice.state !== 'failed' && ice.state !== 'closed' && (ice.consentFresh || !!ice.iceLite);
         const consent = l.consent;
         if (consent) {
           if (consent.expired(now)) {
@@ -468,7 +475,7 @@ export class ListenerShard {
     this.closed = true;
     clearInterval(this.timer);
     clearInterval(this.statsTimer);
-    const all = [...this.stations.values()].flatMap((st) => [...st.values()]);
+    const all = [...this.stations.values()].flatMap((st) => [...st.all.values()]);
     await Promise.all(all.map((l) => this.remove(l, 'engine-closed', false)));
   }
 }

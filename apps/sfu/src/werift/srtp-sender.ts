@@ -69,16 +69,23 @@ class Scratch {
     this.out32 = new Int32Array(b.buffer, 0, b.length >>> 2);
     this.outView = new DataView(b.buffer, 0, b.length);
     this.views = new Map();
+    this.lastLength = -1;
   }
 
-  /** The first `length` bytes of `out`. */
+  private lastLength = -1;
+  private lastView: Buffer = Buffer.alloc(0);
+
+  /** The first `length` bytes of `out` (a fan-out asks for one length many times in a row). */
   head(length: number): Buffer {
+    if (length === this.lastLength) return this.lastView;
     let v = this.views.get(length);
     if (!v) {
       if (this.views.size >= 64) this.views.clear();
       v = this.out.subarray(0, length);
       this.views.set(length, v);
     }
+    this.lastLength = length;
+    this.lastView = v;
     return v;
   }
 
