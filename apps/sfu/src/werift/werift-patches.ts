@@ -38,7 +38,6 @@ export function applyWeriftPatches(): void {
   };
   patchCloseNotify();
   patchRenomination();
-  patchDtlsClientStart();
   patchX25519();
   patchCertificateParsing();
 }
@@ -238,75 +237,6 @@ interface RenominatedConnection {
   iceControlling: boolean;
   state: string;
   generation: number;
-}
-
-/**
- * werift, as DTLS client (the SFU answers with `a=setup:active`, as RFC 5763 recommends), waits a fixed
- * 100 ms after ICE connects before its ClientHello, in case the peer's DTLS server is not listening yet;
- * a ClientHello the peer dropped is sent again only after 500 ms. Every join paid the 100 ms, and held
- * one of the shard's handshake slots for it. Browsers keep a ClientHello that comes early (libwebrtc
- * caches it), as mediasoup and pion, which start at once, rely on. Here the ClientHello goes out when ICE
- * connects, and once more (the same datagrams werift's own retransmission would send) if nothing came
- * back within twice the ICE round trip (at least DTLS_QUICK_RESEND_MS): a werift peer whose server
- * started a moment later then still answers within tens of milliseconds.
- */
-export const DTLS_QUICK_RESEND_MS = 50;
-
-function patchDtlsClientStart(): void {
-  const proto = RTCDtlsTransport.prototype as unknown as {
-    start?: (this: StartingDtlsTransport) => Promise<void>;
-  };
-  const original = proto.start;
-  if (typeof original !== 'function') {
-    throw new Error('werift changed: RTCDtlsTransport.start is gone (see werift-patches.ts)');
-  }
-  proto.start = function (this: StartingDtlsTransport) {
-    // up to werift's 100 ms wait, start() runs synchronously: the DTLS socket exists on return
-    const started = original.call(this);
-    const client = this.dtls;
-    if (this.role !== 'client' || !client || typeof client.connect !== 'function') return started;
-    const transport = client.transport;
-    const send = transport.send;
-    const flight1: Buffer[] = [];
-    // Flight 1 is built and sent synchronously inside connect(): keep its datagrams
-    transport.send = (data: Buffer) => {
-      flight1.push(data);
-      return send(data);
-    };
-    let handshake: Promise<void>;
-    try {
-      handshake = client.connect();
-    } finally {
-      transport.send = send;
-    }
-    // werift's own call after its wait joins this handshake; its .catch() reports the failure
-    handshake.catch(() => undefined);
-    client.connect = () => handshake;
-    const rtt = (this.iceTransport?.connection?.nominated?.rtt ?? 0) * 1000;
-    const timer = setTimeout(
-      () => {
-        const heardBack = client.dtls.flight !== 1 || client.flight5 !== undefined;
-        if (heardBack || client.connected || this.state !== 'connecting') return;
-        for (const data of flight1) send(data).catch(() => undefined);
-      },
-      Math.max(DTLS_QUICK_RESEND_MS, 2 * rtt),
-    );
-    timer.unref?.();
-    return started;
-  };
-}
-
-interface StartingDtlsTransport {
-  role: string;
-  state: string;
-  iceTransport?: { connection?: { nominated?: { rtt?: number } } };
-  dtls?: {
-    connect(): Promise<void>;
-    connected?: boolean;
-    flight5?: unknown;
-    dtls: { flight: number };
-    transport: { send(data: Buffer): Promise<void> };
-  };
 }
 
 /** DTLS record content type `alert`; alert level warning (1), description close_notify (0). */
