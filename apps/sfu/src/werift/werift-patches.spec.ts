@@ -1,7 +1,6 @@
 import { promises as dns } from 'node:dns';
 import { createRequire } from 'node:module';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { Candidate, CandidatePair, CandidatePairState, Connection } from 'werift';
 import { createTestListener, waitFor } from '../test-peers.js';
 import { createPeer } from './werift-config.js';
 import { createWeriftEngine } from './werift-engine.js';
@@ -75,60 +74,6 @@ describe('werift DTLS close', () => {
       await listener.close();
       await engine.close();
     }
-  });
-});
-
-describe('werift ICE renomination', () => {
-  const local = new Candidate('l1', 1, 'udp', 2130706431, '192.0.2.2', 4000, 'host');
-  const protocol = { localCandidate: local, type: 'udp' } as unknown as ConstructorParameters<
-    typeof CandidatePair
-  >[0];
-  /** A pair to the remote address `host`:5000 that the peer nominated and our check confirmed. */
-  function nominatedPair(host: string, controlling: boolean): CandidatePair {
-    const remote = new Candidate(host, 1, 'udp', 2130706431, host, 5000, 'host');
-    const pair = new CandidatePair(protocol, remote, controlling);
-    pair.updateState(CandidatePairState.SUCCEEDED);
-    pair.remoteNominated = true;
-    pair.nominated = true;
-    return pair;
-  }
-  /** A connection in `state`; consent starts are counted instead of sent. */
-  function connection(controlling: boolean, state: string) {
-    const ice = new Connection(controlling, {});
-    const internals = ice as unknown as {
-      state: string;
-      queryConsent: () => void;
-      checkComplete(pair: CandidatePair): void;
-    };
-    internals.state = state;
-    const consent = { started: 0 };
-    internals.queryConsent = () => void consent.started++;
-    return { ice, consent, complete: (pair: CandidatePair) => internals.checkComplete(pair) };
-  }
-
-  it("moves the selected pair to the browser's later nomination once connected, and starts consent there", () => {
-    const { ice, consent, complete } = connection(false, 'connected');
-    const first = nominatedPair('127.0.0.1', false);
-    const better = nominatedPair('192.0.2.9', false);
-    complete(first);
-    expect(ice.nominated).toBe(first);
-    complete(better);
-    expect(ice.nominated).toBe(better);
-    expect(consent.started).toBe(2);
-  });
-
-  it('keeps the first nomination while checking, and when the SFU is the controlling agent', () => {
-    const checking = connection(false, 'checking');
-    const a = nominatedPair('127.0.0.1', false);
-    checking.complete(a);
-    checking.complete(nominatedPair('192.0.2.9', false));
-    expect(checking.ice.nominated).toBe(a);
-
-    const controlling = connection(true, 'connected');
-    const b = nominatedPair('127.0.0.1', true);
-    controlling.complete(b);
-    controlling.complete(nominatedPair('192.0.2.9', true));
-    expect(controlling.ice.nominated).toBe(b);
   });
 });
 

@@ -8,7 +8,7 @@ import {
 } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { CandidatePairState, CipherContext, Connection, RTCDtlsTransport } from 'werift';
+import { CipherContext, Connection, RTCDtlsTransport } from 'werift';
 
 /**
  * werift 0.24's ICE `Connection` falls back to stun.l.google.com:19302 when no STUN server is configured,
@@ -37,7 +37,6 @@ export function applyWeriftPatches(): void {
     return original.apply(this, args);
   };
   patchCloseNotify();
-  patchRenomination();
   patchX25519();
   patchCertificateParsing();
 }
@@ -187,56 +186,6 @@ function patchCloseNotify(): void {
     }
     return original.call(this);
   };
-}
-
-/**
- * werift, as the controlled agent (the SFU answers every offer), keeps the first pair the browser
- * nominated for good. libwebrtc, controlling, moves to a better pair when one becomes usable (say,
- * the SFU's eth0 address after its 127.0.0.1 one) and nominates that pair too; from then on it sends
- * its RTCP and its consent checks on the new pair only, while werift (and the shard's fan-out and
- * consent checks, which follow werift's pair) stay on the old. Here a nomination on another
- * succeeded pair of a connected session moves werift's selected pair to it, as libwebrtc's and
- * pion's controlled agents do; werift's checkComplete then starts consent on the new pair.
- */
-function patchRenomination(): void {
-  const proto = Connection.prototype as unknown as {
-    checkComplete?: (this: RenominatedConnection, pair: RenominatedPair) => void;
-  };
-  const original = proto.checkComplete;
-  if (typeof original !== 'function') {
-    throw new Error('werift changed: Connection.checkComplete is gone (see werift-patches.ts)');
-  }
-  proto.checkComplete = function (this: RenominatedConnection, pair: RenominatedPair) {
-    const current = this.nominated;
-    if (
-      current &&
-      current !== pair &&
-      !this.iceControlling &&
-      pair.nominated &&
-      pair.remoteNominated &&
-      pair.state === CandidatePairState.SUCCEEDED &&
-      (this.state === 'connected' || this.state === 'completed') &&
-      (pair.remoteCandidate.generation === undefined ||
-        pair.remoteCandidate.generation === this.generation)
-    ) {
-      this.nominated = undefined;
-    }
-    return original.call(this, pair);
-  };
-}
-
-interface RenominatedPair {
-  nominated: boolean;
-  remoteNominated: boolean;
-  state: CandidatePairState;
-  remoteCandidate: { generation?: number };
-}
-
-interface RenominatedConnection {
-  nominated?: RenominatedPair;
-  iceControlling: boolean;
-  state: string;
-  generation: number;
 }
 
 /** DTLS record content type `alert`; alert level warning (1), description close_notify (0). */
