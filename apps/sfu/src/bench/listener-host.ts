@@ -76,6 +76,7 @@ export function openListenerHost(cpu: number, payloadType: number): ListenerHost
   const sfuIp = [...base.slice(0, 3), base[3]! + 1].join('.');
   const listenerIp = [...base.slice(0, 3), base[3]! + 2].join('.');
   const inNs = (cmd: string, args: string[]) => run('ip', ['netns', 'exec', ns, cmd, ...args]);
+  sweepStaleHosts();
   let opened = false;
   let threads: number[] = [];
   const close = () => {
@@ -115,6 +116,13 @@ export function openListenerHost(cpu: number, payloadType: number): ListenerHost
   }
   const exit = () => close();
   process.once('exit', exit);
+  // a benchmark stopped by Ctrl-C or `timeout` removes its host too
+  const onSignal = (signal: NodeJS.Signals) => {
+    close();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   return {
     ns,
     sfuIp,
@@ -125,9 +133,41 @@ export function openListenerHost(cpu: number, payloadType: number): ListenerHost
     cpuSeconds: () => threads.reduce((a, pid) => a + threadCpuSeconds(pid), 0),
     close: () => {
       process.off('exit', exit);
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
       close();
     },
   };
+}
+
+/**
+ * Removes the listener hosts of benchmark processes that are gone (killed before they could clean up):
+ * a leftover veth address is one more interface for every WebRTC peer on the machine to try.
+ */
+function sweepStaleHosts(): void {
+  let list = '';
+  try {
+    list = run('ip', ['netns', 'list']);
+  } catch {
+    return;
+  }
+  for (const m of list.matchAll(/^rb-listeners-(\d+)/gm)) {
+    if (isAlive(Number(m[1]))) continue;
+    try {
+      run('ip', ['netns', 'del', m[0]]);
+    } catch {
+      // another process removed it
+    }
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** utime + stime of a process (/proc/<pid>/stat fields 14 and 15, in USER_HZ = 1/100 s). */
