@@ -628,6 +628,7 @@ class WeriftEngine implements MediaEngine, WeriftEngineInternals {
       tcpConnections: r.tcpOpen,
       firstContact: r.routed,
       dropped: r.dropped + r.tcpRefused + sum('dropped'),
+      followed: sum('followed'),
     };
   }
 
