@@ -90,8 +90,6 @@ export interface EngineStats {
     firstContact: number;
     /** Datagrams and connections refused: unknown ufrag, failed MESSAGE-INTEGRITY, not ICE. */
     dropped: number;
-    /** Times a session's sends moved to the candidate pair its peer had moved to. */
-    followed: number;
   };
   /** Loss recovery: packets asked of publishers (NACK), and sent again to listeners that NACKed. */
   recovery?: { nackedFromPublishers: number; retransmittedToListeners: number };

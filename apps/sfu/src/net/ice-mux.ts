@@ -7,13 +7,12 @@ import {
   Candidate,
   candidateFoundation,
   candidatePriority,
-  CandidatePairState,
   parseMessage,
   StunProtocol,
   TcpPassiveProtocol,
   type RTCPeerConnection,
 } from 'werift';
-import { isStun, recipientUfrag } from './stun-peek.js';
+import { recipientUfrag } from './stun-peek.js';
 
 export type Address = readonly [string, number];
 
@@ -68,8 +67,6 @@ export interface IceMuxStats {
   dropped: number;
   /** A remote address already held by another session of this thread. */
   conflicts: number;
-  /** Sessions whose sends moved to the pair their peer moved to (MuxUdpProtocol.followPeer). */
-  followed: number;
 }
 
 /** The werift internals the mux works with (private in werift's typings). */
@@ -86,20 +83,9 @@ interface ConnectionInternals {
   restart(): Promise<void>;
   connect(): Promise<void>;
   iceControlling: boolean;
-  checkList: MuxPair[];
+  checkList: unknown[];
   earlyChecks: unknown[];
   state: string;
-  /** The selected pair: werift sends everything on it. */
-  nominated?: MuxPair;
-}
-
-/** The fields of werift's CandidatePair the mux reads. */
-interface MuxPair {
-  protocol: unknown;
-  remoteAddr: Address;
-  state: CandidatePairState;
-  nominated: boolean;
-  remoteNominated: boolean;
 }
 
 /** How long a controlled agent with nothing to check waits for the peer's first check. */
@@ -137,7 +123,7 @@ export class IceMux implements MuxTarget {
   private readonly links = new Map<string, Link>();
   private readonly tcp = new Map<number, TcpProxy>();
   private closed = false;
-  readonly counters = { strays: 0, dropped: 0, conflicts: 0, followed: 0 };
+  private readonly counters = { strays: 0, dropped: 0, conflicts: 0 };
 
   constructor(
     readonly cfg: IceMuxConfig,
@@ -455,40 +441,10 @@ export class MuxUdpProtocol extends StunProtocol {
 
   receive(data: Buffer, addr: Address): void {
     if (this.steady?.(data, addr)) return;
-    if (!isStun(data)) this.followPeer(addr);
     (this as unknown as { datagramReceived(d: Buffer, a: Address): void }).datagramReceived(
       data,
       addr,
     );
-  }
-
-  /**
-   * The peer's DTLS, SRTP or SRTCP came from a valid pair other than the selected one: the peer has moved
-   * there, and our sends follow (as mediasoup does for every peer). libwebrtc, controlling, moves to a
-   * pair it prefers once connected (the SFU's 127.0.0.1 after its eth0 address, or a new network) and
-   * sends only there, while werift, controlled, keeps the first pair nominated. A nomination alone does
-   * not move us: an aggressive nominator (werift as the offerer) nominates every pair it checks and
-   * stays on its first. STUN never moves us: browsers also check pairs they keep in reserve.
-   */
-  private followPeer([host, port]: Address): void {
-    const conn = this.session.connection;
-    const current = conn.nominated;
-    if (!current) return;
-    const at = current.remoteAddr;
-    if (current.protocol === this && at[1] === port && at[0] === host) return;
-    for (const pair of conn.checkList) {
-      if (
-        pair.protocol === this &&
-        pair.remoteAddr[1] === port &&
-        pair.remoteAddr[0] === host &&
-        pair.state === CandidatePairState.SUCCEEDED &&
-        (pair.remoteNominated || pair.nominated)
-      ) {
-        conn.nominated = pair;
-        this.mux.counters.followed++;
-        return;
-      }
-    }
   }
 
   /** The connected socket to a remote address (direct send path of the fan-out). */

@@ -628,7 +628,6 @@ class WeriftEngine implements MediaEngine, WeriftEngineInternals {
       tcpConnections: r.tcpOpen,
       firstContact: r.routed,
       dropped: r.dropped + r.tcpRefused + sum('dropped'),
-      followed: sum('followed'),
     };
   }
 
