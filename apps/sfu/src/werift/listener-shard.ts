@@ -5,7 +5,7 @@ import { PacketCache } from '../nack.js';
 import { validateOffer } from '../sdp.js';
 import { threadCpuSeconds } from './capacity.js';
 import { Gate } from './gate.js';
-import { ListenerConsent } from './listener-consent.js';
+import { ListenerConsent, type ConsentCredentials } from './listener-consent.js';
 import { negotiateAnswer } from './negotiate.js';
 import { datagramOut, type DatagramOut } from './datagram-out.js';
 import { extractSrtpKeys, OutgoingRtp, SrtpStreamSender } from './srtp-sender.js';
@@ -56,7 +56,8 @@ interface IcePair {
   requestsReceived: number;
   responsesReceived: number;
 }
-interface IceConnection {
+/** werift's ICE Connection as the shard reads it (its credentials are the consent path's). */
+interface IceConnection extends Omit<ConsentCredentials, 'priority'> {
   nominated?: IcePair;
   /** Every candidate pair: a peer may keep sending its consent checks on a pair other than ours. */
   checkList?: IcePair[];
@@ -64,12 +65,6 @@ interface IceConnection {
   consentFresh: boolean;
   iceLite?: boolean;
   send(data: Buffer): Promise<void>;
-  localUsername: string;
-  localPassword: string;
-  remoteUsername: string;
-  remotePassword: string;
-  iceControlling: boolean;
-  tieBreaker: bigint;
   /** Ends werift's own consent checks (RFC 7675); the shard's ListenerConsent takes over. */
   stopConsentLifecycle?: () => void;
 }
