@@ -73,6 +73,12 @@ const PUBLISH_TIMEOUT_MS = 1000;
 /** How often the outbox is drained while events wait, and otherwise (rows a stopped node left). */
 const DRAIN_BACKLOG_MS = 1000;
 const DRAIN_IDLE_MS = 5000;
+/**
+ * Once Redis answers again, the outbox waits this long before sending: pub/sub keeps nothing for a
+ * subscriber that is not back yet, and every node's subscriber reconnects within ioredis's longest
+ * retry delay (2 s). Sent at once, an event could reach only the nodes that happened to be back.
+ */
+const RECONNECT_GRACE_MS = 2500;
 /** Event ids remembered to drop a repeat (an outbox event resent after a crash, or delivered here first). */
 const SEEN_MAX = 10_000;
 
@@ -92,6 +98,8 @@ export class RedisEventBus extends EventBus {
   /** Events of this node are in the outbox: later ones follow them there, to keep the order. */
   private backlog = false;
   private draining: Promise<void> | null = null;
+  /** Not before then: the other nodes' subscribers may still be reconnecting. */
+  private drainFrom = 0;
   private drainTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -103,7 +111,10 @@ export class RedisEventBus extends EventBus {
     private readonly outbox: EventOutbox,
   ) {
     super();
-    this.pub.on('ready', () => this.scheduleDrain(0));
+    this.pub.on('ready', () => {
+      this.drainFrom = Date.now() + RECONNECT_GRACE_MS;
+      this.scheduleDrain(RECONNECT_GRACE_MS);
+    });
     this.scheduleDrain(DRAIN_IDLE_MS);
     this.sub.on('reconnecting', () => {
       this.reconnects++;
@@ -188,7 +199,7 @@ export class RedisEventBus extends EventBus {
   private drain(): Promise<void> {
     this.draining ??= (async () => {
       try {
-        if (this.pub.status === 'ready') {
+        if (this.pub.status === 'ready' && Date.now() >= this.drainFrom) {
           while (!this.closed) {
             const sent = await this.outbox.drain(({ name, envelope }) =>
               withTimeout(
