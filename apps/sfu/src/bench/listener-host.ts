@@ -115,14 +115,17 @@ export function openListenerHost(cpu: number, payloadType: number): ListenerHost
     throw new Error(`listener host: ${e.stderr?.toString().trim() || e.message}`);
   }
   const exit = () => close();
-  process.once('exit', exit);
   // a benchmark stopped by Ctrl-C or `timeout` removes its host too
   const onSignal = (signal: NodeJS.Signals) => {
     close();
     process.exit(signal === 'SIGINT' ? 130 : 143);
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const hooks = [
+    ['exit', exit],
+    ['SIGINT', onSignal],
+    ['SIGTERM', onSignal],
+  ] as const;
+  for (const [event, fn] of hooks) process.once(event, fn);
   return {
     ns,
     sfuIp,
@@ -132,9 +135,7 @@ export function openListenerHost(cpu: number, payloadType: number): ListenerHost
       'their RTP counted and dropped by nftables once they have their first audio',
     cpuSeconds: () => threads.reduce((a, pid) => a + threadCpuSeconds(pid), 0),
     close: () => {
-      process.off('exit', exit);
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      for (const [event, fn] of hooks) process.off(event, fn);
       close();
     },
   };
