@@ -1,4 +1,5 @@
 import { promises as dns } from 'node:dns';
+import { X509Certificate } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { createTestListener, waitFor } from '../test-peers.js';
@@ -106,5 +107,40 @@ describe('werift X25519', () => {
     );
     // tweetnacl answers an all-zero secret for a low-order point; OpenSSL refuses it
     expect(() => nacl.scalarMult(alice, new Uint8Array(32))).toThrow();
+  });
+});
+
+describe('werift certificate fingerprint', () => {
+  it('is the SHA-256 of the certificate, in every answer, computed once per certificate', async () => {
+    const { RTCDtlsTransport } = await import('werift');
+    const cert = await (
+      RTCDtlsTransport as unknown as {
+        SetupCertificate(): Promise<{
+          certPem: string;
+          getFingerprints(): { algorithm: string; value: string }[];
+        }>;
+      }
+    ).SetupCertificate();
+    const expected = new X509Certificate(cert.certPem).fingerprint256;
+    const first = cert.getFingerprints();
+    expect(first).toEqual([{ algorithm: 'sha-256', value: expected }]);
+    first.pop(); // a caller changing its copy changes nothing for the next
+    expect(cert.getFingerprints()).toEqual([{ algorithm: 'sha-256', value: expected }]);
+    // computed once: werift would build (and parse the PEM for) a new fingerprint every call
+    expect(cert.getFingerprints()[0]).toBe(cert.getFingerprints()[0]);
+    // what a listener's browser checks the DTLS certificate against
+    const fingerprintsOf = async () => {
+      const offerer = createPeer({ iceServers: [] });
+      offerer.addTransceiver('audio', { direction: 'recvonly' });
+      await offerer.setLocalDescription(await offerer.createOffer());
+      const answerer = createPeer({ iceServers: [] });
+      await answerer.setRemoteDescription(offerer.localDescription!);
+      await answerer.setLocalDescription(await answerer.createAnswer());
+      const sdp = answerer.localDescription!.sdp;
+      await Promise.all([offerer.close(), answerer.close()]);
+      return [...sdp.matchAll(/^a=fingerprint:(\S+) (\S+)/gm)].map((m) => `${m[1]} ${m[2]}`);
+    };
+    expect(await fingerprintsOf()).toEqual([`sha-256 ${expected}`]);
+    expect(await fingerprintsOf()).toEqual([`sha-256 ${expected}`]);
   });
 });

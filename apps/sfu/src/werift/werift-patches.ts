@@ -8,7 +8,7 @@ import {
 } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { CipherContext, Connection, RTCDtlsTransport } from 'werift';
+import { CipherContext, Connection, RTCCertificate, RTCDtlsTransport } from 'werift';
 
 /**
  * werift 0.24's ICE `Connection` falls back to stun.l.google.com:19302 when no STUN server is configured,
@@ -39,6 +39,7 @@ export function applyWeriftPatches(): void {
   patchCloseNotify();
   patchX25519();
   patchCertificateParsing();
+  patchFingerprints();
 }
 
 /**
@@ -127,6 +128,30 @@ function patchCertificateParsing(): void {
   proto.signatureData = function (data: Buffer, hash: string) {
     if (!this.keyPem) throw new Error('DTLS: no private key to sign with');
     return createSign(hash).update(data).sign(keyOf(this.keyPem));
+  };
+}
+
+/**
+ * werift computes its certificate's fingerprint by parsing the certificate's PEM again each time it
+ * builds DTLS parameters, about 4 times per answer (~45 µs each: ~2 % of a shard's thread while
+ * listeners join). A certificate does not change: each one's fingerprints are computed once.
+ */
+function patchFingerprints(): void {
+  const proto = RTCCertificate.prototype as unknown as {
+    getFingerprints?: (this: object) => unknown[];
+  };
+  const original = proto.getFingerprints;
+  if (typeof original !== 'function') {
+    throw new Error('werift changed: RTCCertificate.getFingerprints is gone');
+  }
+  const computed = new WeakMap<object, unknown[]>();
+  proto.getFingerprints = function (this: object) {
+    let list = computed.get(this);
+    if (!list) {
+      list = original.call(this);
+      computed.set(this, list);
+    }
+    return [...list];
   };
 }
 
