@@ -114,14 +114,13 @@ export function openListenerHost(cpu: number, payloadType: number): ListenerHost
     const e = err as { stderr?: Buffer; message: string };
     throw new Error(`listener host: ${e.stderr?.toString().trim() || e.message}`);
   }
-  const exit = () => close();
   // a benchmark stopped by Ctrl-C or `timeout` removes its host too
   const onSignal = (signal: NodeJS.Signals) => {
     close();
     process.exit(signal === 'SIGINT' ? 130 : 143);
   };
   const hooks = [
-    ['exit', exit],
+    ['exit', close],
     ['SIGINT', onSignal],
     ['SIGTERM', onSignal],
   ] as const;

@@ -164,6 +164,8 @@ const listeners = new Map<number, SinkListener>();
 let nextId = 1;
 const pendingAnswers = new Map<number, (sdp: string) => void>();
 const send = (m: unknown) => process.send?.(m);
+// the benchmark is gone (stopped, or killed): so are its listeners
+process.on('disconnect', () => process.exit(0));
 const verifyEvery = Number(process.env.SINK_VERIFY_EVERY ?? 200);
 /** CPU of this process over the measurement window: shows when the load generator is the limit. */
 let windowCpu = { cpu: process.cpuUsage(), at: performance.now() };

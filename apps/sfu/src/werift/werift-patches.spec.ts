@@ -2,6 +2,7 @@ import { promises as dns } from 'node:dns';
 import { X509Certificate } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { RTCDtlsTransport } from 'werift';
 import { createTestListener, waitFor } from '../test-peers.js';
 import { createPeer } from './werift-config.js';
 import { createWeriftEngine } from './werift-engine.js';
@@ -112,7 +113,6 @@ describe('werift X25519', () => {
 
 describe('werift certificate fingerprint', () => {
   it('is the SHA-256 of the certificate, in every answer, computed once per certificate', async () => {
-    const { RTCDtlsTransport } = await import('werift');
     const cert = await (
       RTCDtlsTransport as unknown as {
         SetupCertificate(): Promise<{
