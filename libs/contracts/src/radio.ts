@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { StationId } from './station.js';
+import { withoutControls } from './text.js';
 
 /**
  * Radio compatibility: the persistent stream key (WHIP bearer, Icecast source password), the
@@ -59,8 +60,7 @@ export type RelayFormat = z.infer<typeof RelayFormat>;
 
 export const RELAY_LIMITS = { perStation: 5, urlMax: 2048, mountMax: 200, credentialMax: 200 };
 
-const relayUrl = z
-  .string()
+const relayUrl = withoutControls(z.string())
   .trim()
   .max(RELAY_LIMITS.urlMax)
   .refine((v) => {
@@ -72,11 +72,13 @@ const relayUrl = z
     }
   }, 'must be an http:// or https:// server address, as in http://icecast.example.com:8000');
 
-const mount = z
-  .string()
+const mount = withoutControls(z.string())
   .trim()
   .max(RELAY_LIMITS.mountMax)
   .regex(/^\/?[A-Za-z0-9._~!$&'()*+,;=:@/-]*$/, 'must be a path such as /live.ogg');
+
+const relayUsername = withoutControls(z.string()).trim().max(RELAY_LIMITS.credentialMax);
+const relayPassword = withoutControls(z.string()).min(1).max(RELAY_LIMITS.credentialMax);
 
 export const CreateRelayRequest = z.strictObject({
   stationId: StationId,
@@ -85,8 +87,8 @@ export const CreateRelayRequest = z.strictObject({
   url: relayUrl,
   /** Icecast/AzuraCast mount (e.g. /live.ogg); Shoutcast: empty or the stream id as /1. */
   mount,
-  username: z.string().trim().max(RELAY_LIMITS.credentialMax).default('source'),
-  password: z.string().min(1).max(RELAY_LIMITS.credentialMax),
+  username: relayUsername.default('source'),
+  password: relayPassword,
   /** Ogg/Opus passes the station through untouched; MP3 is encoded for servers that need it. */
   format: RelayFormat.optional(),
   enabled: z.boolean().default(true),
@@ -97,8 +99,8 @@ export const UpdateRelayRequest = z.strictObject({
   relayId: z.string().uuid({ message: 'must be a UUID' }),
   url: relayUrl.optional(),
   mount: mount.optional(),
-  username: z.string().trim().max(RELAY_LIMITS.credentialMax).optional(),
-  password: z.string().min(1).max(RELAY_LIMITS.credentialMax).optional(),
+  username: relayUsername.optional(),
+  password: relayPassword.optional(),
   format: RelayFormat.optional(),
   enabled: z.boolean().optional(),
 });
@@ -118,6 +120,11 @@ export const Relay = z.object({
   hasPassword: z.boolean(),
   format: RelayFormat,
   enabled: z.boolean(),
+  /**
+   * Why the server paused it (its address is one the server does not connect to), or null;
+   * changing the URL or resuming it clears it.
+   */
+  pausedReason: z.string().nullable(),
   createdAt: z.string(),
   status: z.object({
     state: RelayState,

@@ -40,3 +40,14 @@ export const optionalLineText = (max: number) => checked(z.string().trim().max(m
 
 /** A multi-line text (descriptions): trimmed, 0..max characters, line breaks and tabs allowed. */
 export const multiLineText = (max: number) => checked(z.string().trim().max(max), true);
+
+/**
+ * Text another server's protocol receives as is (relay credentials, mounts, URLs): no control
+ * character at all, tab and line breaks included (one would start a new protocol line), checked
+ * before any trimming.
+ */
+export const withoutControls = (schema: z.ZodString) =>
+  schema.refine(
+    (v) => !CONTROL.test(v) && !/[\t\n\r]/.test(v),
+    'must not contain control characters (line breaks, tabs, NUL...)',
+  );

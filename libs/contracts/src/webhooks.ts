@@ -72,6 +72,11 @@ export interface Webhook {
   description: string;
   events: WebhookEventType[];
   enabled: boolean;
+  /**
+   * Why the server paused this endpoint (its address is one the server does not connect to), or
+   * null; changing the URL or enabling it again clears it.
+   */
+  pausedReason: string | null;
   /** `whsec_…`: the signing secret (Standard Webhooks format). Only the station's owner sees it. */
   secret: string;
   createdAt: string;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { LookupFunction } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { IceServer } from '@radiobroadcaster/contracts';
 import { z } from 'zod';
@@ -76,7 +77,9 @@ const EnvSchema = z.object({
     .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, 'comma-separated seconds, e.g. 5,300,1800')
     .default('5,300,1800,7200,18000,36000,36000'),
   WEBHOOK_TIMEOUT_MS: int(10000),
+  /** Deprecated alias of OUTBOUND_ALLOW_PRIVATE_NETWORKS (either one set to true allows). */
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+  OUTBOUND_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   WEBHOOK_LOG_RETENTION_DAYS: int(30),
   STATS_RETENTION_DAYS: int(35),
   STATS_ROLLUP_INTERVAL_MS: int(15000),
@@ -202,11 +205,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       '/discord': e.DISCORD_URL,
     } as Record<string, string>,
     trustProxy: e.TRUST_PROXY,
+    /**
+     * Connections made on a user's behalf (relays, title updates, webhooks): private and reserved
+     * addresses are refused unless the operator allows them (development, a LAN deployment).
+     * `lookup` resolves names (tests inject their own DNS); the policy filters what it answers.
+     */
+    outbound: {
+      allowPrivateNetworks: e.OUTBOUND_ALLOW_PRIVATE_NETWORKS || e.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      lookup: undefined as LookupFunction | undefined,
+    },
     webhooks: {
       /** Seconds to wait before each retry; the first attempt is immediate. */
       retrySchedule: e.WEBHOOK_RETRY_SCHEDULE.split(',').map((s) => Number(s.trim())),
       timeoutMs: e.WEBHOOK_TIMEOUT_MS || 10000,
-      allowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       logRetentionDays: e.WEBHOOK_LOG_RETENTION_DAYS,
     },
     recordings: {

@@ -1,6 +1,11 @@
-import { connect as netConnect, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import { isIP, type Socket } from 'node:net';
 import type { RelayFormat, RelayKind } from '@radiobroadcaster/contracts';
+import { socketHost } from '../common/outbound/outbound-address.js';
+import {
+  describeOutboundError,
+  OutboundRefused,
+  type OutboundPolicy,
+} from '../common/outbound/outbound-policy.js';
 
 /** Where and how one relay connects (the password decrypted only for the connection). */
 export interface RelayTarget {
@@ -25,35 +30,33 @@ export class RelayRefused extends Error {
 const CONTENT_TYPE: Record<RelayFormat, string> = { ogg: 'audio/ogg', mp3: 'audio/mpeg' };
 const MAX_REPLY_BYTES = 8192;
 
-function open(host: string, port: number, tls: boolean, timeoutMs: number): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = tls ? tlsConnect({ host, port, servername: host }) : netConnect({ host, port });
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`no connection to ${host}:${port} within ${timeoutMs / 1000} s`));
-    }, timeoutMs);
-    socket.once(tls ? 'secureConnect' : 'connect', () => {
-      clearTimeout(timer);
-      socket.setNoDelay(true);
-      resolve(socket);
-    });
-    socket.once('error', (err: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      reject(new Error(describeNetError(err, host, port)));
-    });
-  });
-}
-
-function describeNetError(err: NodeJS.ErrnoException, host: string, port: number): string {
-  const code = err.code ?? '';
-  if (code === 'ECONNREFUSED') {
-    return `${host}:${port} refused the connection (is the server running on that port?)`;
+/** Our own words for why no connection came: never what the remote server sent. */
+async function open(
+  policy: OutboundPolicy,
+  hostname: string,
+  port: number,
+  tls: boolean,
+  timeoutMs: number,
+): Promise<Socket> {
+  const host = socketHost(hostname);
+  try {
+    const socket = await policy.connect({ host, port, tls, timeoutMs });
+    socket.setNoDelay(true);
+    return socket;
+  } catch (err) {
+    if (err instanceof OutboundRefused) throw err;
+    const code = (err as NodeJS.ErrnoException).code ?? '';
+    const where = `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+    if (code === 'ECONNREFUSED') {
+      throw new Error(`${where} refused the connection (is the server running on that port?)`);
+    }
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+      throw new Error(`the server name ${host} could not be resolved`);
+    }
+    if (code === 'ETIMEDOUT')
+      throw new Error(`no connection to ${where} within ${timeoutMs / 1000} s`);
+    throw new Error(`${where}: ${describeOutboundError(err)}`);
   }
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-    return `the server name ${host} could not be resolved`;
-  }
-  if (code === 'ETIMEDOUT') return `${host}:${port} did not answer`;
-  return `${host}:${port}: ${err.message}`;
 }
 
 /** Reads until `done` recognises a complete reply (or the socket ends); leftover bytes are dropped. */
@@ -95,13 +98,17 @@ const headerValue = (v: string) => v.replace(/[\r\n]+/g, ' ').slice(0, 200);
  * Icecast 2 and AzuraCast: `PUT {mount}` with HTTP Basic credentials (Icecast ≥ 2.4, what ffmpeg
  * and libshout send); the body is the stream itself, for as long as the connection lasts.
  */
-async function connectIcecast(t: RelayTarget, timeoutMs: number): Promise<Socket> {
+async function connectIcecast(
+  t: RelayTarget,
+  policy: OutboundPolicy,
+  timeoutMs: number,
+): Promise<Socket> {
   const url = new URL(t.url);
   const tls = url.protocol === 'https:';
   const port = url.port ? Number(url.port) : tls ? 443 : 80;
   const base = url.pathname.replace(/\/+$/, '');
   const mount = `${base}/${t.mount.replace(/^\/+/, '')}`;
-  const socket = await open(url.hostname, port, tls, timeoutMs);
+  const socket = await open(policy, url.hostname, port, tls, timeoutMs);
   const auth = Buffer.from(`${t.username}:${t.password}`).toString('base64');
   socket.write(
     [
@@ -126,20 +133,20 @@ async function connectIcecast(t: RelayTarget, timeoutMs: number): Promise<Socket
     socket.destroy();
     throw err;
   }
-  const status = /^HTTP\/1\.[01] (\d{3})([^\r\n]*)/.exec(reply);
+  // Only the status code is used: the reason phrase and body are the remote server's words.
+  const status = /^HTTP\/1\.[01] (\d{3})[ \r\n]/.exec(reply);
   const code = status ? Number(status[1]) : 0;
   if (code === 100 || code === 200) return socket;
   socket.destroy();
-  const text = status?.[2]?.trim() ?? '';
   if (code === 401) throw new RelayRefused('the server refused the user name or password (401)');
   if (code === 403) {
-    throw new RelayRefused(
-      `the server refused the source (403${text ? `: ${text}` : ''}); is the mount already in use?`,
-    );
+    throw new RelayRefused('the server refused the source (403); is the mount already in use?');
   }
   if (code === 404) throw new RelayRefused(`the server has no mount ${mount} (404)`);
   throw new RelayRefused(
-    code ? `the server answered ${code} ${text}`.trim() : 'the server does not speak HTTP',
+    code
+      ? `unexpected answer from the server (HTTP ${code})`
+      : 'unexpected answer from the server (not HTTP)',
   );
 }
 
@@ -147,10 +154,14 @@ async function connectIcecast(t: RelayTarget, timeoutMs: number): Promise<Socket
  * Shoutcast 2 (DNAS 2.x) takes sources in its v1 protocol on the port after the listed one: the
  * password (with `:#{stream id}` for a mount such as `/2`), "OK2", then icy headers and MP3.
  */
-async function connectShoutcast(t: RelayTarget, timeoutMs: number): Promise<Socket> {
+async function connectShoutcast(
+  t: RelayTarget,
+  policy: OutboundPolicy,
+  timeoutMs: number,
+): Promise<Socket> {
   const url = new URL(t.url);
   const port = (url.port ? Number(url.port) : 8000) + 1;
-  const socket = await open(url.hostname, port, url.protocol === 'https:', timeoutMs);
+  const socket = await open(policy, url.hostname, port, url.protocol === 'https:', timeoutMs);
   const sid = /^\/?(\d+)$/.exec(t.mount)?.[1];
   socket.write(`${t.password}${sid && sid !== '1' ? `:#${sid}` : ''}\r\n`);
   let reply: string;
@@ -162,11 +173,11 @@ async function connectShoutcast(t: RelayTarget, timeoutMs: number): Promise<Sock
   }
   if (!reply.startsWith('OK2')) {
     socket.destroy();
-    const first = reply.split(/\r?\n/)[0]!.trim();
+    // Never the answer itself: whatever listens there (not always Shoutcast) wrote it.
     throw new RelayRefused(
-      /invalid password/i.test(first)
+      /^invalid password/i.test(reply)
         ? 'the server refused the password'
-        : `the server refused the source${first ? ` (${first.slice(0, 120)})` : ''}`,
+        : 'unexpected answer from the server (not a Shoutcast source port)',
     );
   }
   socket.write(
@@ -185,13 +196,17 @@ async function connectShoutcast(t: RelayTarget, timeoutMs: number): Promise<Sock
 }
 
 /** A socket the target accepted as a source; write the stream into it. */
-export function connectRelay(t: RelayTarget, timeoutMs = 10_000): Promise<Socket> {
+export function connectRelay(
+  t: RelayTarget,
+  policy: OutboundPolicy,
+  timeoutMs = 10_000,
+): Promise<Socket> {
   switch (t.kind) {
     case 'icecast':
     case 'azuracast':
-      return connectIcecast(t, timeoutMs);
+      return connectIcecast(t, policy, timeoutMs);
     case 'shoutcast':
-      return connectShoutcast(t, timeoutMs);
+      return connectShoutcast(t, policy, timeoutMs);
   }
 }
 
@@ -204,6 +219,7 @@ export function connectRelay(t: RelayTarget, timeoutMs = 10_000): Promise<Socket
 export async function sendRelayTitle(
   t: RelayTarget,
   song: string,
+  policy: OutboundPolicy,
   timeoutMs = 5000,
 ): Promise<void> {
   const url = new URL(t.url);
@@ -221,10 +237,16 @@ export async function sendRelayTitle(
     headers.Authorization = `Basic ${Buffer.from(`${t.username}:${t.password}`).toString('base64')}`;
     path = '/admin/metadata';
   }
-  const res = await fetch(`${base}${path}?${query}`, {
-    headers,
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  await res.body?.cancel();
-  if (!res.ok) throw new Error(`the server refused the title (${res.status})`);
+  // Through the outbound policy like the stream itself; a redirect is an answer, never followed.
+  let status: number;
+  try {
+    ({ status } = await policy.request(`${base}${path}?${query}`, {
+      headers,
+      timeoutMs,
+      maxBodyBytes: 0,
+    }));
+  } catch (err) {
+    throw new Error(describeOutboundError(err));
+  }
+  if (status < 200 || status >= 300) throw new Error(`the server refused the title (${status})`);
 }

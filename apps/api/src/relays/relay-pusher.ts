@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import { OggOpusWriter, OpusToMp3, opusPacketSamples } from '@radiobroadcaster/audio';
 import type { Relay, RelayState } from '@radiobroadcaster/contracts';
+import { OutboundRefused, type OutboundPolicy } from '../common/outbound/outbound-policy.js';
 import { connectRelay, type RelayTarget, sendRelayTitle } from './relay-connection.js';
 
 export interface RelayPusherOptions {
@@ -43,9 +44,12 @@ export class RelayPusher {
 
   constructor(
     private readonly target: RelayTarget,
+    private readonly policy: OutboundPolicy,
     private readonly subscribe: PacketSubscribe,
     private readonly log: (message: string) => void,
     opts: RelayPusherOptions = {},
+    /** The outbound policy refused the target's address (after DNS): retrying would not help. */
+    private readonly onRefused: (reason: string) => void = () => undefined,
   ) {
     this.opts = {
       minBackoffMs: opts.minBackoffMs ?? 1000,
@@ -88,7 +92,7 @@ export class RelayPusher {
   private sendTitle(): void {
     if (this.target.format !== 'mp3' || !this.title) return;
     // A target that refuses titles keeps the audio: this is logged, never a failure of the relay.
-    sendRelayTitle(this.target, this.title).catch((err: Error) =>
+    sendRelayTitle(this.target, this.title, this.policy).catch((err: Error) =>
       this.log(`relay ${this.where()}: title not updated: ${err.message}`),
     );
   }
@@ -122,8 +126,12 @@ export class RelayPusher {
     let socket: Socket;
     try {
       await this.prepareEncoder();
-      socket = await connectRelay(this.target, this.opts.connectTimeoutMs);
+      socket = await connectRelay(this.target, this.policy, this.opts.connectTimeoutMs);
     } catch (err) {
+      if (err instanceof OutboundRefused) {
+        this.refused(err.message);
+        return;
+      }
       this.fail(err instanceof Error ? err.message : String(err));
       return;
     }
@@ -195,7 +203,17 @@ export class RelayPusher {
     this.bytesSent += bytes.length;
   }
 
-  private fail(why: string): void {
+  /** Stops for good and shows why; the owner sees the relay paused with this reason. */
+  private refused(why: string): void {
+    this.release();
+    if (this.stopped) return;
+    this.unusable(why);
+    this.unsubscribe?.();
+    this.log(`relay ${this.where()}: ${why}; paused`);
+    this.onRefused(why);
+  }
+
+  private release(): void {
     try {
       this.finish?.(); // frees the MP3 encoder's memory
     } catch {
@@ -203,6 +221,10 @@ export class RelayPusher {
     }
     this.encode = null;
     this.finish = null;
+  }
+
+  private fail(why: string): void {
+    this.release();
     if (this.stopped) return;
     const delay = Math.min(
       this.opts.maxBackoffMs,

@@ -38,6 +38,10 @@ export class StationRelayEntity {
   @Column({ type: 'boolean', default: true })
   enabled!: boolean;
 
+  /** Why the server paused it (its address is refused by the outbound policy), or null. */
+  @Column({ name: 'paused_reason', type: 'varchar', length: 300, nullable: true })
+  pausedReason!: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 

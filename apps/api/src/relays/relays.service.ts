@@ -21,6 +21,7 @@ import {
 import type { MediaEngine } from '@radiobroadcaster/sfu';
 import type { Repository } from 'typeorm';
 import { AppError } from '../common/app-error.js';
+import { OutboundPolicy } from '../common/outbound/outbound-policy.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
 import { MEDIA_ENGINE } from '../media/media.providers.js';
@@ -72,11 +73,13 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
     @Inject(EventBus) private readonly bus: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(RELAY_PUSHER_OPTIONS) private readonly pusherOptions: RelayPusherOptions,
+    @Inject(OutboundPolicy) private readonly outbound: OutboundPolicy,
   ) {
     this.secrets = new RelaySecrets(config.authSecret);
   }
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
+    await this.pauseRefusedRelays();
     this.off.push(
       this.bus.subscribe('station.live', ({ stationId }, { local }) => {
         if (local) void this.startStation(stationId);
@@ -103,6 +106,40 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
   onModuleDestroy(): void {
     for (const off of this.off.splice(0)) off();
     if (this.statusTimer) clearInterval(this.statusTimer);
+  }
+
+  /**
+   * At start-up: relays whose address the outbound policy refuses (saved before the policy, or
+   * before the operator turned private networks off) are paused with the reason their owner sees.
+   */
+  private async pauseRefusedRelays(): Promise<void> {
+    try {
+      const rows = await this.repo.find({
+        select: { id: true, url: true },
+        where: { enabled: true },
+      });
+      for (const row of rows) {
+        const problem = this.outbound.urlProblem(row.url);
+        if (!problem) continue;
+        await this.repo.update(
+          { id: row.id },
+          { enabled: false, pausedReason: `Paused: ${problem}` },
+        );
+        this.logger.warn(`relay ${row.id} paused: ${problem}`);
+      }
+    } catch (err) {
+      this.logger.warn(`checking relay addresses: ${(err as Error).message}`);
+    }
+  }
+
+  /** The policy refused a running relay's address after DNS: paused, and every node is told. */
+  private async pauseRefused(row: StationRelayEntity, reason: string): Promise<void> {
+    try {
+      await this.repo.update({ id: row.id }, { enabled: false, pausedReason: `Paused: ${reason}` });
+      await this.announce(row);
+    } catch (err) {
+      this.logger.warn(`relay ${row.id} not paused: ${(err as Error).message}`);
+    }
   }
 
   /** Each running relay's status, when it changed or has not been sent for a while. */
@@ -143,6 +180,7 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
     if (count >= RELAY_LIMITS.perStation) {
       throw AppError.conflict(`A station can have at most ${RELAY_LIMITS.perStation} relays`);
     }
+    this.outbound.assertUrl(req.url);
     const format = req.format ?? defaultFormat(req.kind);
     checkFormat(req.kind, format);
     checkMount(req.kind, req.mount);
@@ -167,6 +205,8 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
   async update(userId: string, req: UpdateRelayRequest): Promise<Relay> {
     const row = await this.owned(userId, req.relayId);
     const next: Partial<StationRelayEntity> = {};
+    if (req.url !== undefined) this.outbound.assertUrl(req.url);
+    else if (req.enabled) this.outbound.assertUrl(row.url);
     if (req.url !== undefined) next.url = req.url;
     if (req.mount !== undefined) checkMount(row.kind, req.mount);
     if (req.mount !== undefined) next.mount = normaliseMount(row.kind, req.mount);
@@ -179,6 +219,12 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
       next.format = req.format;
     }
     if (req.enabled !== undefined) next.enabled = req.enabled;
+    // A new address lifts a pause the policy made; resuming (or pausing) replaces it.
+    if (row.pausedReason && req.url !== undefined && req.url !== row.url) {
+      next.pausedReason = null;
+      next.enabled = req.enabled ?? true;
+    }
+    if (req.enabled !== undefined) next.pausedReason = null;
     if (Object.keys(next).length > 0) await this.repo.update({ id: row.id }, next);
     const saved = await this.repo.findOneByOrFail({ id: row.id });
     await this.announce(saved);
@@ -231,6 +277,7 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
       hasPassword: r.passwordEncrypted.length > 0,
       format: r.format,
       enabled: r.enabled,
+      pausedReason: r.pausedReason,
       createdAt: r.createdAt.toISOString(),
       status,
     };
@@ -294,9 +341,11 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
         description: station.description || 'Live radio streaming.',
         pageUrl: `${this.config.publicUrl}/${username}/${station.slug}`,
       },
+      this.outbound,
       (onPacket) => this.engine.tap(row.stationId, onPacket),
       (message) => this.logger.log(message),
       this.pusherOptions,
+      (reason) => void this.pauseRefused(row, reason),
     );
     pushers.set(row.id, pusher);
     pusher.setTitle(

@@ -127,6 +127,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
         durationMs: res.durationMs,
         responseBody: res.body,
       });
+      if (res.refused) {
+        // Its address is one the server does not connect to: paused, with the reason shown.
+        await this.repo.pause(d.webhookId, `Paused: ${res.error}`);
+        await this.repo.settle(d.id, { status: 'failed' });
+        this.logger.warn(`webhook ${d.webhookId} paused: ${res.error}`);
+        return;
+      }
       const ok = res.status !== null && res.status >= 200 && res.status < 300;
       if (ok) {
         await this.repo.settle(d.id, { status: 'succeeded' });

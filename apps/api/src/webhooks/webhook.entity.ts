@@ -30,6 +30,10 @@ export class WebhookEntity {
   @Column({ type: 'boolean', default: true })
   enabled!: boolean;
 
+  /** Why the server paused it (its address is refused by the outbound policy), or null. */
+  @Column({ name: 'paused_reason', type: 'varchar', length: 300, nullable: true })
+  pausedReason!: string | null;
+
   /** `whsec_` + base64 of 32 random bytes (Standard Webhooks). */
   @Column({ type: 'varchar', length: 100 })
   secret!: string;

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { APP_CONFIG, type AppConfig } from '../config/config.js';
+import { OutboundModule } from '../common/outbound/outbound.module.js';
+import { OutboundPolicy } from '../common/outbound/outbound-policy.js';
 import { StationsModule } from '../stations/stations.module.js';
 import { WebhookAttemptEntity } from './webhook-attempt.entity.js';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity.js';
@@ -15,6 +16,7 @@ import { WebhooksService } from './webhooks.service.js';
   imports: [
     TypeOrmModule.forFeature([WebhookEntity, WebhookDeliveryEntity, WebhookAttemptEntity]),
     StationsModule,
+    OutboundModule,
   ],
   controllers: [WebhooksController],
   providers: [
@@ -23,9 +25,8 @@ import { WebhooksService } from './webhooks.service.js';
     WebhookDispatcher,
     {
       provide: WebhookSender,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) =>
-        new HttpWebhookSender(config.webhooks.allowPrivateNetworks),
+      inject: [OutboundPolicy],
+      useFactory: (policy: OutboundPolicy) => new HttpWebhookSender(policy),
     },
   ],
   exports: [WebhooksService],

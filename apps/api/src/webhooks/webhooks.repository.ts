@@ -14,6 +14,7 @@ import { WebhookEntity } from './webhook.entity.js';
 /** A delivery claimed by this node for one attempt, with what it needs to send it. */
 export interface ClaimedDelivery {
   id: string;
+  webhookId: string;
   eventId: string;
   payload: string;
   attemptCount: number;
@@ -62,9 +63,21 @@ export class WebhooksRepository {
 
   async update(
     id: string,
-    values: Partial<Pick<WebhookEntity, 'url' | 'description' | 'events' | 'enabled' | 'secret'>>,
+    values: Partial<
+      Pick<WebhookEntity, 'url' | 'description' | 'events' | 'enabled' | 'secret' | 'pausedReason'>
+    >,
   ): Promise<void> {
     await this.webhooks.update({ id }, values);
+  }
+
+  /** Stops sending to an endpoint, with the reason its owner sees. */
+  async pause(id: string, reason: string): Promise<void> {
+    await this.webhooks.update({ id }, { enabled: false, pausedReason: reason });
+  }
+
+  /** Every enabled endpoint's address (the start-up check of the outbound policy). */
+  enabledTargets(): Promise<Pick<WebhookEntity, 'id' | 'url'>[]> {
+    return this.webhooks.find({ select: { id: true, url: true }, where: { enabled: true } });
   }
 
   async delete(id: string): Promise<void> {
@@ -118,11 +131,12 @@ export class WebhooksRepository {
          FROM due WHERE d.id = due.id
          RETURNING d.id, d.webhook_id, d.event_id, d.payload, d.attempt_count
        )
-       SELECT c.id, c.event_id, c.payload, c.attempt_count, w.url, w.secret, w.enabled
+       SELECT c.id, c.webhook_id, c.event_id, c.payload, c.attempt_count, w.url, w.secret, w.enabled
        FROM claimed c JOIN webhooks w ON w.id = c.webhook_id`,
       [limit, leaseSeconds, onlyId ?? null],
     )) as {
       id: string;
+      webhook_id: string;
       event_id: string;
       payload: string;
       attempt_count: number;
@@ -132,6 +146,7 @@ export class WebhooksRepository {
     }[];
     return rows.map((r) => ({
       id: r.id,
+      webhookId: r.webhook_id,
       eventId: r.event_id,
       payload: r.payload,
       attemptCount: r.attempt_count,

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
 import {
   Inject,
   Injectable,
@@ -19,12 +18,12 @@ import {
   WEBHOOK_TEST_EVENT,
 } from '@radiobroadcaster/contracts';
 import { AppError } from '../common/app-error.js';
+import { OutboundPolicy } from '../common/outbound/outbound-policy.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
 import type { StationEntity } from '../stations/station.entity.js';
 import { StationsService } from '../stations/stations.service.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
-import { isPrivateAddress } from './webhook-sender.js';
 import { newWebhookSecret } from './webhook-signature.js';
 import type { WebhookEntity } from './webhook.entity.js';
 import { type LastDelivery, WebhooksRepository } from './webhooks.repository.js';
@@ -43,9 +42,11 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
     @Inject(WebhookDispatcher) private readonly dispatcher: WebhookDispatcher,
     @Inject(EventBus) private readonly bus: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(OutboundPolicy) private readonly outbound: OutboundPolicy,
   ) {}
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
+    await this.pauseRefusedEndpoints();
     // Every node hears every event; only the node that published it queues the deliveries.
     this.off.push(
       this.bus.subscribe('station.live', (e, { local }) => {
@@ -78,6 +79,23 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
 
   onModuleDestroy(): void {
     for (const off of this.off) off();
+  }
+
+  /**
+   * At start-up: endpoints whose address the outbound policy refuses (saved before the policy, or
+   * before the operator turned private networks off) are paused with the reason their owner sees.
+   */
+  private async pauseRefusedEndpoints(): Promise<void> {
+    try {
+      for (const hook of await this.repo.enabledTargets()) {
+        const problem = this.outbound.urlProblem(hook.url);
+        if (!problem) continue;
+        await this.repo.pause(hook.id, `Paused: ${problem}`);
+        this.logger.warn(`webhook ${hook.id} paused: ${problem}`);
+      }
+    } catch (err) {
+      this.logger.warn(`checking webhook addresses: ${(err as Error).message}`);
+    }
   }
 
   // ---- events ----
@@ -138,7 +156,7 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
 
   async create(userId: string, req: CreateWebhookRequest): Promise<Webhook> {
     await this.stations.owned(req.stationId, userId);
-    this.checkUrl(req.url);
+    this.outbound.assertUrl(req.url);
     if ((await this.repo.countByStation(req.stationId)) >= WEBHOOK_LIMITS.perStation) {
       throw AppError.conflict(`A station can have at most ${WEBHOOK_LIMITS.perStation} webhooks`);
     }
@@ -153,10 +171,18 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
   }
 
   async update(userId: string, req: UpdateWebhookRequest): Promise<Webhook> {
-    await this.owned(userId, req.webhookId);
+    const hook = await this.owned(userId, req.webhookId);
     const { webhookId, ...changes } = req;
-    if (changes.url) this.checkUrl(changes.url);
-    if (Object.keys(changes).length > 0) await this.repo.update(webhookId, changes);
+    const next: Parameters<WebhooksRepository['update']>[1] = { ...changes };
+    if (changes.url !== undefined) this.outbound.assertUrl(changes.url);
+    else if (changes.enabled) this.outbound.assertUrl(hook.url);
+    // A new address lifts a pause the policy made; enabling (or pausing) replaces it.
+    if (hook.pausedReason && changes.url !== undefined && changes.url !== hook.url) {
+      next.pausedReason = null;
+      next.enabled = changes.enabled ?? true;
+    }
+    if (changes.enabled !== undefined) next.pausedReason = null;
+    if (Object.keys(next).length > 0) await this.repo.update(webhookId, next);
     return this.one(webhookId);
   }
 
@@ -204,20 +230,6 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
     return this.delivery(delivery.webhookId, deliveryId);
   }
 
-  /** Early, clear feedback; the sender checks again at connect time, after DNS. */
-  private checkUrl(url: string): void {
-    if (this.config.webhooks.allowPrivateNetworks) return;
-    const host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    if (
-      host === 'localhost' ||
-      host.endsWith('.localhost') ||
-      (isIP(host) && isPrivateAddress(host))
-    ) {
-      const message = 'must be a public address: webhooks are not sent to private networks';
-      throw AppError.validation(`Invalid request: url: ${message}`, [{ path: 'url', message }]);
-    }
-  }
-
   private async delivery(webhookId: string, id: string): Promise<WebhookDelivery> {
     const found = (await this.repo.log(webhookId, LOG_LIMIT)).find((d) => d.id === id);
     if (!found) throw AppError.notFound('Delivery not found');
@@ -247,6 +259,7 @@ function view(h: WebhookEntity, last?: LastDelivery): Webhook {
     description: h.description,
     events: h.events,
     enabled: h.enabled,
+    pausedReason: h.pausedReason,
     secret: h.secret,
     createdAt: h.createdAt.toISOString(),
     updatedAt: h.updatedAt.toISOString(),

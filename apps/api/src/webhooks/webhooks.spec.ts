@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type {
   CreateStationResponse,
@@ -9,6 +10,7 @@ import type {
 } from '@radiobroadcaster/contracts';
 import request from 'supertest';
 import { createApp } from '../bootstrap.js';
+import { OutboundPolicy } from '../common/outbound/outbound-policy.js';
 import { EventBus } from '../events/event-bus.js';
 import {
   createTestDatabase,
@@ -19,6 +21,7 @@ import {
   type TestApp,
   type TestUser,
 } from '../testing/test-app.js';
+import { fakeDns } from '../testing/fake-dns.js';
 import { WebhookReceiver } from '../testing/webhook-receiver.js';
 import { HttpWebhookSender } from './webhook-sender.js';
 
@@ -39,7 +42,8 @@ async function until<T>(
   return last;
 }
 
-const FAST_RETRIES = { WEBHOOK_RETRY_SCHEDULE: '1,1', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
+// The receivers are loopback servers: the operator's switch allows them.
+const FAST_RETRIES = { WEBHOOK_RETRY_SCHEDULE: '1,1', OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' };
 
 async function createStation(url: string, owner: TestUser, name: string): Promise<string> {
   const res = await request(url).post('/api/stations').set(owner.auth).send({ name }).expect(201);
@@ -303,24 +307,41 @@ describe('webhooks', () => {
 });
 
 describe('webhook sender', () => {
-  it('refuses private addresses unless they are allowed', async () => {
+  it('refuses private addresses unless they are allowed, checked after DNS (injected)', async () => {
     const r = await new WebhookReceiver('x').start();
     try {
-      const sender = new HttpWebhookSender(false);
-      const literal = await sender.send({ url: r.url, headers: {}, body: '{}', timeoutMs: 2000 });
-      expect(literal).toMatchObject({ status: null, error: '127.0.0.1 is a private address' });
-      const named = await sender.send({
-        url: r.url.replace('127.0.0.1', 'localhost'),
-        headers: {},
-        body: '{}',
-        timeoutMs: 2000,
-      });
-      expect(named).toMatchObject({
+      const dns = fakeDns({ 'hook.rebind.test': ['127.0.0.1'] });
+      const sender = new HttpWebhookSender(
+        new OutboundPolicy({ allowPrivateNetworks: false, lookup: dns }),
+      );
+      const send = (url: string) => sender.send({ url, headers: {}, body: '{}', timeoutMs: 2000 });
+      expect(await send(r.url)).toMatchObject({
         status: null,
-        error: 'localhost resolves to a private address',
+        error:
+          '127.0.0.1 is a private or reserved address: this server only connects to public addresses',
+        refused: true,
       });
+      expect(await send(r.url.replace('127.0.0.1', 'localhost'))).toMatchObject({
+        status: null,
+        error:
+          'localhost is a private or reserved address: this server only connects to public addresses',
+        refused: true,
+      });
+      expect(await send(r.url.replace('127.0.0.1', '[::ffff:127.0.0.1]'))).toMatchObject({
+        status: null,
+        refused: true,
+      });
+      expect(await send(r.url.replace('127.0.0.1', 'hook.rebind.test'))).toMatchObject({
+        status: null,
+        error:
+          'hook.rebind.test is a private or reserved address: this server only connects to public addresses',
+        refused: true,
+      });
+      expect(dns.asked).toEqual(['hook.rebind.test']);
       expect(r.received).toHaveLength(0);
-      const allowed = await new HttpWebhookSender(true).send({
+      const allowed = await new HttpWebhookSender(
+        new OutboundPolicy({ allowPrivateNetworks: true }),
+      ).send({
         url: r.url,
         headers: {},
         body: '{"type":"x"}',
@@ -331,6 +352,124 @@ describe('webhook sender', () => {
       await r.stop();
     }
   });
+
+  it('describes a failure in its own words, never with what a non-HTTP server sent (switch on, loopback)', async () => {
+    const server = createNetServer((s) => {
+      s.on('error', () => undefined);
+      s.resume();
+      s.end('-ERR SECRET-BANNER redis_version:7.2.4\r\n');
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const res = await new HttpWebhookSender(
+        new OutboundPolicy({ allowPrivateNetworks: true }),
+      ).send({ url: `http://127.0.0.1:${port}/`, headers: {}, body: '{}', timeoutMs: 2000 });
+      expect(res).toMatchObject({
+        status: null,
+        error: 'Unexpected answer from the server (not HTTP)',
+        body: null,
+      });
+      expect(JSON.stringify(res)).not.toContain('SECRET');
+    } finally {
+      await new Promise((ok) => server.close(ok));
+    }
+  });
+});
+
+describe('webhooks the outbound policy refuses are paused with the reason shown (PostgreSQL)', () => {
+  it('pauses an endpoint saved with a private address when the server starts without the switch; enabling needs a public address', async () => {
+    const db = await createTestDatabase();
+    const shared = { DATABASE_URL: db.url, AUTH_SECRET: 'b'.repeat(64) };
+    let t = await startTestApp({ env: { ...shared, OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' } });
+    try {
+      const owner = await signUp(t.url);
+      const stationId = await createStation(t.url, owner, 'Paused hooks');
+      const hook = await addWebhook(t.url, owner, {
+        stationId,
+        url: 'http://127.0.0.1:6379/hook',
+        events: ['station.live'],
+      });
+      expect(hook).toMatchObject({ enabled: true, pausedReason: null });
+      await t.close();
+      t = await startTestApp({ env: shared });
+      const list = (
+        await request(t.url).get(`/api/stations/${stationId}/webhooks`).set(owner.auth).expect(200)
+      ).body as WebhooksResponse;
+      expect(list.webhooks).toEqual([
+        expect.objectContaining({
+          id: hook.id,
+          enabled: false,
+          pausedReason:
+            'Paused: 127.0.0.1 is a private or reserved address: this server only connects to public addresses',
+        }),
+      ]);
+      const enable = await request(t.url)
+        .post('/api/stations/webhooks/update')
+        .set(owner.auth)
+        .send({ webhookId: hook.id, enabled: true })
+        .expect(400);
+      expect(enable.body.fields).toEqual([
+        {
+          path: 'url',
+          message:
+            '127.0.0.1 is a private or reserved address: this server only connects to public addresses',
+        },
+      ]);
+      const moved = await request(t.url)
+        .post('/api/stations/webhooks/update')
+        .set(owner.auth)
+        .send({ webhookId: hook.id, url: 'https://hooks.example.com/radio' })
+        .expect(200);
+      expect(moved.body).toMatchObject({ enabled: true, pausedReason: null });
+    } finally {
+      await t.close();
+      await db.drop();
+    }
+  }, 90_000);
+
+  it('pauses an endpoint whose name resolves to a private address when it is sent to (DNS injected): no request is made', async () => {
+    const db = await createTestDatabase();
+    const config = testConfig({ DATABASE_URL: db.url });
+    const dns = fakeDns({ 'hook.rebind.test': ['127.0.0.1'] });
+    config.outbound.lookup = dns;
+    const app = await createApp({ ...config, port: 0 });
+    await app.listen(0, '127.0.0.1');
+    const url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    const r = await new WebhookReceiver('').start();
+    try {
+      const owner = await signUp(url);
+      const stationId = await createStation(url, owner, 'Rebind hooks');
+      const hook = await addWebhook(url, owner, {
+        stationId,
+        url: r.url.replace('127.0.0.1', 'hook.rebind.test'),
+        events: ['station.live'],
+      });
+      const test = (
+        await request(url)
+          .post('/api/stations/webhooks/test')
+          .set(owner.auth)
+          .send({ webhookId: hook.id })
+          .expect(200)
+      ).body as WebhookDelivery;
+      const reason =
+        'hook.rebind.test is a private or reserved address: this server only connects to public addresses';
+      expect(test).toMatchObject({ status: 'failed' });
+      expect(test.attempts).toEqual([
+        expect.objectContaining({ responseStatus: null, error: reason, responseBody: null }),
+      ]);
+      const list = (
+        await request(url).get(`/api/stations/${stationId}/webhooks`).set(owner.auth).expect(200)
+      ).body as WebhooksResponse;
+      expect(list.webhooks[0]).toMatchObject({ enabled: false, pausedReason: `Paused: ${reason}` });
+      expect(dns.asked).toEqual(['hook.rebind.test']);
+      expect(r.received).toHaveLength(0);
+    } finally {
+      await app.close();
+      await r.stop();
+      await db.drop();
+    }
+  }, 60_000);
 });
 
 describe('webhooks across API nodes and restarts', () => {
@@ -339,7 +478,7 @@ describe('webhooks across API nodes and restarts', () => {
     const env = {
       DATABASE_URL: db.url,
       REDIS_URL: TEST_REDIS_URL,
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_RETRY_SCHEDULE: '2',
     };
     const base = testConfig(env);
