@@ -34,7 +34,7 @@ describe('station owner pages', () => {
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {
-    app = await startWebApp({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    app = await startWebApp({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' });
     browser = await launchChromium();
     owner = await signUp(app.url);
     stationId = (await createStation(app.url, owner, { name: 'Night Owls' })).station.id;

@@ -42,7 +42,8 @@ describe('studio: broadcast from other software', () => {
   let broadcast: CliBroadcast | undefined;
 
   beforeAll(async () => {
-    app = await startWebApp();
+    // Relays target loopback servers here (a stock icecast2, a closed port): the operator's switch.
+    app = await startWebApp({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' });
     browser = await launchChromium();
     owner = await signUp(app.url);
     const created = await createStation(app.url, owner, { name: 'Night Owls' });

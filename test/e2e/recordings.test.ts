@@ -72,7 +72,7 @@ describe('recording real broadcasts', () => {
         LOG_LEVEL: 'error',
         SFU_SHARDS: '0',
         PUBLISHER_GRACE_MS: '1000',
-        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
       },
     });
     cleanups.push(() => t.close());

@@ -65,6 +65,8 @@ describe('outbound relays into a stock icecast2', () => {
       DATA_DIR: mkdtempSync(join(tmpdir(), 'rb-relay-')),
       AUTH_SECRET: randomBytes(32).toString('hex'),
       PUBLISHER_GRACE_MS: '2000',
+      // The relay targets are our own loopback icecast2: the operator's switch allows them.
+      OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
     });
     owner = await signUp(api.url);
     station = await createRadioStation(api.url, owner, 'Relay FM');

@@ -47,7 +47,7 @@ function stateLabel(r: Relay, now: number): string {
     case 'idle':
       return 'Starts when you go live';
     case 'disabled':
-      return 'Paused';
+      return r.pausedReason ? 'Paused by the server' : 'Paused';
   }
 }
 
@@ -145,7 +145,11 @@ export function RelaysCard({ station }: { station: Station }) {
                   ? ` · ${formatBytes(r.status.bytesSent)} sent`
                   : ''}
               </p>
-              {r.status.lastError && r.status.state !== 'live' ? (
+              {r.pausedReason && !r.enabled ? (
+                <p className="relay-error small" data-testid="relay-paused-reason">
+                  {r.pausedReason}. Remove it and add it again with a public server address.
+                </p>
+              ) : r.status.lastError && r.status.state !== 'live' ? (
                 <p className="relay-error small" data-testid="relay-error">
                   {r.status.lastError}
                 </p>

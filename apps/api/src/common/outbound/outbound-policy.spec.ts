@@ -3,6 +3,7 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { fakeDns } from '../../testing/fake-dns.js';
+import { testConfig } from '../../testing/test-app.js';
 import { isForbiddenAddress, socketHost } from './outbound-address.js';
 import { describeOutboundError, OutboundPolicy, OutboundRefused } from './outbound-policy.js';
 
@@ -277,5 +278,17 @@ describe('outbound policy', () => {
       .connect({ host: '127.0.0.1', port: closed.port, tls: false, timeoutMs: 5000 })
       .catch((e: unknown) => e);
     expect(describeOutboundError(refused)).toBe('Connection refused');
+  });
+});
+
+describe('the operator switch', () => {
+  it('is off by default; OUTBOUND_ALLOW_PRIVATE_NETWORKS or its older name WEBHOOK_ALLOW_PRIVATE_NETWORKS turns it on', () => {
+    expect(testConfig().outbound.allowPrivateNetworks).toBe(false);
+    expect(
+      testConfig({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' }).outbound.allowPrivateNetworks,
+    ).toBe(true);
+    expect(
+      testConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }).outbound.allowPrivateNetworks,
+    ).toBe(true);
   });
 });

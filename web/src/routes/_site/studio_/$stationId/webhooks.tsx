@@ -205,9 +205,14 @@ function WebhookCard({ hook }: { hook: Webhook }) {
           className={`pill ${hook.enabled ? 'pill-ok' : 'pill-wait'}`}
           data-testid="webhook-state"
         >
-          {hook.enabled ? 'Active' : 'Paused'}
+          {hook.enabled ? 'Active' : hook.pausedReason ? 'Paused by the server' : 'Paused'}
         </span>
       </div>
+      {hook.pausedReason && !hook.enabled ? (
+        <p className="form-error" role="status" data-testid="webhook-paused-reason">
+          {hook.pausedReason}. Remove it and add the endpoint again with a public address.
+        </p>
+      ) : null}
       {hook.description ? <p className="muted">{hook.description}</p> : null}
       <ul className="chips" aria-label="Events">
         {hook.events.map((e) => (
