@@ -170,7 +170,7 @@ describe('outbound policy', () => {
     );
     expect(all.map((a) => a.address)).toEqual(['93.184.216.34', '2606:4700:4700::1111']);
     const one = await new Promise<string>((ok, ko) =>
-      p.lookup('mixed.test', {}, (err, a) => (err ? ko(err) : ok(a))),
+      p.lookup('mixed.test', {}, (err, a) => (err ? ko(err) : ok(a as string))),
     );
     expect(one).toBe('93.184.216.34');
     const refused = await new Promise<Error | null>((ok) =>

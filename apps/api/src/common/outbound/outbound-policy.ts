@@ -158,15 +158,14 @@ export class OutboundPolicy {
       }, c.timeoutMs);
       socket.once(c.tls ? 'secureConnect' : 'connect', () => {
         clearTimeout(timer);
-        socket.off('error', onError);
         resolve(socket);
       });
-      const onError = (err: Error) => {
+      // Stays attached: an error before the caller adds its own listener must not crash the process.
+      socket.on('error', (err: Error) => {
         clearTimeout(timer);
         socket.destroy();
         reject(err);
-      };
-      socket.once('error', onError);
+      });
     });
   }
 
