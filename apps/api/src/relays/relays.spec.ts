@@ -686,3 +686,45 @@ describe('relays the outbound policy refuses are paused with the reason shown (P
     }
   }, 60_000);
 });
+
+describe('relay to an IPv6 literal (PostgreSQL; the operator switch is on for a ::1 listener)', () => {
+  it('goes live on http://[::1]:port and shows it', async () => {
+    const t = await startTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' } });
+    const target = await new SourceTarget().start('::1');
+    try {
+      const owner = await signUp(t.url);
+      const stationId = (
+        (await request(t.url).post('/api/stations').set(owner.auth).send({ name: 'V6 FM' }))
+          .body as CreateStationResponse
+      ).station.id;
+      await request(t.url)
+        .post('/api/stations/relays')
+        .set(owner.auth)
+        .send({
+          stationId,
+          kind: 'icecast',
+          url: `http://[::1]:${target.port}`,
+          mount: '/live.ogg',
+          password: 'pw',
+        })
+        .expect(201);
+      await t.app.get(EventBus).publish('station.live', {
+        stationId,
+        status: 'live',
+        isActive: true,
+        lastActiveAt: new Date().toISOString(),
+      });
+      const shown = async () =>
+        (
+          (await request(t.url).get(`/api/stations/${stationId}/relays`).set(owner.auth))
+            .body as RelaysResponse
+        ).relays[0]!;
+      await until('the relay to go live', async () => (await shown()).status.state === 'live');
+      expect(target.mounts).toEqual(['/live.ogg']);
+      expect((await shown()).status.lastError).toBeNull();
+    } finally {
+      await t.close();
+      await target.stop();
+    }
+  }, 60_000);
+});
