@@ -14,7 +14,7 @@ import {
   type TestApp,
   type TestUser,
 } from '../../apps/api/src/testing/test-app.js';
-import { launchChromium } from '../support/browser.js';
+import { launchChromium, screenshotPath } from '../support/browser.js';
 import { createStation, startWebApp, watchProblems } from '../support/web-app.js';
 
 const REASON =
@@ -78,6 +78,7 @@ describe('studio: relays and webhooks paused by the outbound policy', () => {
     expect(await relay.getByTestId('relay-state').textContent()).toBe('Paused by the server');
     expect(await relay.getByTestId('relay-paused-reason').textContent()).toContain(REASON);
     expect(await relay.getByTestId('relay-toggle').textContent()).toBe('Resume');
+    await page.getByTestId('relays').screenshot({ path: screenshotPath('studio-relay-paused') });
     expect(problems).toEqual([]);
   });
 
@@ -87,6 +88,7 @@ describe('studio: relays and webhooks paused by the outbound policy', () => {
     await card.waitFor();
     expect(await card.getByTestId('webhook-state').textContent()).toBe('Paused by the server');
     expect(await card.getByTestId('webhook-paused-reason').textContent()).toContain(REASON);
+    await card.screenshot({ path: screenshotPath('studio-webhook-paused') });
     expect(problems).toEqual([]);
   });
 });
