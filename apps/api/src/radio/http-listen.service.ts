@@ -66,6 +66,22 @@ export class HttpListen {
       if (!found?.station)
         return this.error(res, 404, ErrorTag.StationNotFound, 'Station not found');
       const station = found.station;
+      const origin = requestOrigin(req);
+      if (
+        origin !== undefined &&
+        !(await this.domains.originAllowed(
+          station.broadcasterId,
+          origin,
+          this.config.trustedOrigins,
+        ))
+      ) {
+        return this.error(
+          res,
+          403,
+          ErrorTag.DomainNotAllowed,
+          "This station can't be played on this site",
+        );
+      }
       const signed = new URLSearchParams(query).get(LISTEN_TOKEN_PARAM);
       let grant: VerifiedListenGrant | null = null;
       if (signed !== null) {
@@ -81,22 +97,6 @@ export class HttpListen {
           403,
           ErrorTag.StreamNotPublic,
           "This station's stream URL is not public: listen on its page, or ask its owner for a link",
-        );
-      }
-      const origin = requestOrigin(req);
-      if (
-        origin !== undefined &&
-        !(await this.domains.originAllowed(
-          station.broadcasterId,
-          origin,
-          this.config.trustedOrigins,
-        ))
-      ) {
-        return this.error(
-          res,
-          403,
-          ErrorTag.DomainNotAllowed,
-          "This station can't be played on this site",
         );
       }
       const base = `${this.config.publicUrl}/listen/${encodeURIComponent(station.broadcaster.username)}/${encodeURIComponent(station.slug)}`;
