@@ -5,6 +5,8 @@ import type {
   Station,
 } from '@radiobroadcaster/contracts';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { PublicStreamDefault1796150000000 } from '../database/migrations/1796150000000-public-stream-default.js';
 import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
 import { ListenGrants } from './listen-grants.js';
 
@@ -183,5 +185,26 @@ describe('HTTP listening: public stream URL and signed links (PostgreSQL)', () =
     });
     expect([onForeignSite.status, onForeignSite.body.error]).toEqual([403, 'DOMAIN_NOT_ALLOWED']);
     expect((await plain(`${path('ogg')}?t=${token}`)).status).toBe(404); // accepted, offline
+  });
+
+  it('makes stations that had the old default (true) follow the new one on upgrade', async () => {
+    const db = t.app.get(DataSource);
+    // What every station had before: the column's default, true.
+    await db.query(
+      `UPDATE station_radio_settings SET public_stream_url = true WHERE station_id = $1`,
+      [station.id],
+    );
+    expect((await settings()).publicStreamUrl).toBe(true);
+    const runner = db.createQueryRunner();
+    try {
+      await new PublicStreamDefault1796150000000().up(runner);
+    } finally {
+      await runner.release();
+    }
+    // Its owner lists domains: private now, until they turn it on.
+    expect(await settings()).toMatchObject({
+      publicStreamUrl: false,
+      publicStreamUrlSetByOwner: false,
+    });
   });
 });
