@@ -313,6 +313,17 @@ describe('studio: broadcast from other software', () => {
     const signed = (await card.getByTestId('signed-stream-url').textContent())!;
     expect(signed).toMatch(new RegExp(`^${app.url}/listen/${owner.username}/${slug}\\.m3u\\?t=`));
     expect((await fetch(signed)).status).toBe(200);
+    // Listeners' page no longer offers the plain URL that would not play.
+    const privatePage = await context.newPage();
+    await privatePage.goto(`${app.url}/${owner.username}/${slug}`);
+    await privatePage.getByTestId('embed-snippet').waitFor();
+    await until(
+      'the plain stream URL to leave the station page',
+      () => privatePage.getByTestId('stream-url').count(),
+      (n) => n === 0,
+      10_000,
+    );
+    await privatePage.close();
 
     await toggle.check();
     await until('VLC to be allowed again', vlc, (status) => status !== 403, 5000);
