@@ -153,7 +153,10 @@ describe('player: HTTP fallback when WebRTC cannot connect', () => {
     });
     const streams: string[] = [];
     page.on('request', (r) => {
-      if (new URL(r.url()).pathname.startsWith('/listen/')) streams.push(new URL(r.url()).pathname);
+      // What the audio element opens (the station page also asks the playlist whether the plain
+      // URL is public).
+      if (new URL(r.url()).pathname.startsWith('/listen/') && r.resourceType() === 'media')
+        streams.push(new URL(r.url()).pathname);
     });
     await page.goto(`${app.url}/${owner.username}/${slug}`);
     expect(
