@@ -4,7 +4,9 @@
  * ICE candidate): the station page tries WebRTC, then within a few seconds plays the station's
  * `/listen/…ogg` stream through its `<audio>` (the tone is heard, frequency checked), says so
  * discreetly, and the next start tries WebRTC first again; a browser whose `canPlayType` says no
- * to Ogg/Opus (older Safari) gets the `.mp3` stream instead. Needs `npm run build`.
+ * to Ogg/Opus (older Safari) gets the `.mp3` stream instead. The owner lists allowed domains, so
+ * the plain stream URL is private: the player plays the signed URL its join handed it. Needs
+ * `npm run build`.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -23,6 +25,10 @@ import {
 
 const TONE_HZ = 880;
 const AUDIO = '[data-testid=station-audio]';
+
+/** The join's signed stream URL: `{api}/listen/{user}/{slug}.{ext}?t={payload}.{mac}`. */
+const signedUrl = (api: string, user: string, slug: string, ext: string) =>
+  new RegExp(`^${api}/listen/${user}/${slug}\\.${ext}\\?t=[\\w-]+\\.[\\w-]+$`);
 
 const elementToneProminence = (page: Page, freq: number, ms = 3000): Promise<number> =>
   toneProminence(page, { audioSelector: AUDIO }, freq, ms);
@@ -45,6 +51,13 @@ describe('player: HTTP fallback when WebRTC cannot connect', () => {
     const created = await createStation(app.url, owner, { name: 'Blocked UDP FM' });
     stationId = created.station.id;
     slug = created.station.slug;
+    // Listing a domain makes the plain stream URL private (what VLC or a no-referrer page opens).
+    const listed = await fetch(`${app.url}/api/me/allowed-domains`, {
+      method: 'POST',
+      headers: { ...owner.auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ domain: 'radio-fan.example' }),
+    });
+    expect(listed.status).toBe(201);
     broadcast = await cliBroadcastTone({
       server: app.url,
       station: `${owner.username}/${slug}`,
@@ -83,9 +96,13 @@ describe('player: HTTP fallback when WebRTC cannot connect', () => {
     // Within a few seconds of pressing Play (WebRTC gets its chance first).
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(await page.getByTestId('player-http').textContent()).toContain('HTTP stream');
-    expect(await page.locator(AUDIO).getAttribute('src')).toBe(
-      `/listen/${owner.username}/${slug}.ogg`,
+    expect(await page.locator(AUDIO).getAttribute('src')).toMatch(
+      signedUrl(app.url, owner.username, slug, 'ogg'),
     );
+    const plain = await fetch(`${app.url}/listen/${owner.username}/${slug}.ogg`, {
+      method: 'HEAD',
+    });
+    expect(plain.status).toBe(403);
     expect(await elementToneProminence(page, TONE_HZ)).toBeGreaterThan(20);
     // The server counts the HTTP listener like any other.
     await until(
@@ -136,7 +153,10 @@ describe('player: HTTP fallback when WebRTC cannot connect', () => {
     });
     const streams: string[] = [];
     page.on('request', (r) => {
-      if (new URL(r.url()).pathname.startsWith('/listen/')) streams.push(new URL(r.url()).pathname);
+      // What the audio element opens (the station page also asks the playlist whether the plain
+      // URL is public).
+      if (new URL(r.url()).pathname.startsWith('/listen/') && r.resourceType() === 'media')
+        streams.push(new URL(r.url()).pathname);
     });
     await page.goto(`${app.url}/${owner.username}/${slug}`);
     expect(
@@ -148,8 +168,8 @@ describe('player: HTTP fallback when WebRTC cannot connect', () => {
     await page.getByTestId('play-button').click();
     await page.locator('[data-testid=player][data-state=live]').waitFor();
     await page.locator('[data-testid=player-http]').waitFor();
-    expect(await page.locator(AUDIO).getAttribute('src')).toBe(
-      `/listen/${owner.username}/${slug}.mp3`,
+    expect(await page.locator(AUDIO).getAttribute('src')).toMatch(
+      signedUrl(app.url, owner.username, slug, 'mp3'),
     );
     expect(await elementToneProminence(page, TONE_HZ)).toBeGreaterThan(20);
     expect(streams.length).toBeGreaterThan(0);

@@ -299,7 +299,7 @@ describe('studio: broadcast from other software', () => {
     const toggle = card.getByTestId('public-stream-toggle');
     expect(await toggle.isChecked()).toBe(true);
     await toggle.uncheck();
-    await card.getByText('radio apps and VLC are refused').waitFor();
+    await card.getByText('the plain URL is refused (radio apps and VLC too)').waitFor();
     await until(
       'the setting to be saved',
       () => settingsOf(app, owner, stationId),
@@ -309,7 +309,22 @@ describe('studio: broadcast from other software', () => {
     await until('VLC to be refused', vlc, (status) => status === 403, 5000);
     const refused = await fetch(url.replace(/\.ogg$/, '.mp3'));
     expect(refused.status).toBe(403);
-    expect((await refused.json()).error).toBe('DOMAIN_NOT_ALLOWED');
+    expect((await refused.json()).error).toBe('STREAM_NOT_PUBLIC');
+    // The private link for VLC and radio apps: a signed playlist, which plays.
+    const signed = (await card.getByTestId('signed-stream-url').textContent())!;
+    expect(signed).toMatch(new RegExp(`^${app.url}/listen/${owner.username}/${slug}\\.m3u\\?t=`));
+    expect((await fetch(signed)).status).toBe(200);
+    // Listeners' page no longer offers the plain URL that would not play.
+    const privatePage = await context.newPage();
+    await privatePage.goto(`${app.url}/${owner.username}/${slug}`);
+    await privatePage.getByTestId('embed-snippet').waitFor();
+    await until(
+      'the plain stream URL to leave the station page',
+      () => privatePage.getByTestId('stream-url').count(),
+      (n) => n === 0,
+      10_000,
+    );
+    await privatePage.close();
 
     await toggle.check();
     await until('VLC to be allowed again', vlc, (status) => status !== 403, 5000);

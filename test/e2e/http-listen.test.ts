@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Station } from '@radiobroadcaster/contracts';
+import type { BroadcastSettings, Station } from '@radiobroadcaster/contracts';
 import type { TestUser } from '../../apps/api/src/testing/test-app.js';
 import { runCliProcess, waitUntil, type RunningProcess } from '../support/processes.js';
 import {
@@ -170,45 +170,48 @@ describe('HTTP listening (/listen/…ogg, .mp3, .m3u, .pls)', () => {
     );
   }, 60_000);
 
-  it('refuses sites the owner did not allow (Origin or Referer) and, when turned off, requests from no page', async () => {
+  it('refuses sites the owner did not allow (Origin or Referer); listed domains make the plain URL private, signed links play', async () => {
     const allow = await fetch(`${api.url}/api/me/allowed-domains`, {
       method: 'POST',
       headers: { ...owner.auth, 'Content-Type': 'application/json', Origin: api.url },
       body: JSON.stringify({ domain: 'radio-fan.example' }),
     });
     expect(allow.status).toBeLessThan(300);
-    const head = (headers: Record<string, string>, ext = 'ogg') =>
-      fetch(listenUrl(s, ext), { method: 'HEAD', headers }).then((r) => r.status);
+    const head = (headers: Record<string, string>, ext = 'ogg', query = '') =>
+      fetch(listenUrl(s, ext) + query, { method: 'HEAD', headers }).then((r) => r.status);
     expect(await head({ Origin: 'https://elsewhere.example' })).toBe(403);
-    expect(await head({ Origin: 'https://elsewhere.example' }, 'mp3')).toBe(403);
-    expect(await head({ Origin: 'https://radio-fan.example' }, 'mp3')).toBe(200);
     expect(await head({ Referer: 'https://elsewhere.example/player.html' })).toBe(403);
-    expect(await head({ Referer: 'https://radio-fan.example/live' })).toBe(200);
-    expect(await head({ Origin: 'https://radio-fan.example' })).toBe(200);
-    expect(await head({})).toBe(200);
     const denied = await fetch(listenUrl(s), { headers: { Origin: 'https://elsewhere.example' } });
     expect((await denied.json()).error).toBe('DOMAIN_NOT_ALLOWED');
-
-    const off = await fetch(`${api.url}/api/stations/broadcast-settings`, {
-      method: 'POST',
-      headers: { ...owner.auth, 'Content-Type': 'application/json', Origin: api.url },
-      body: JSON.stringify({ stationId: s.id, publicStreamUrl: false }),
-    });
-    expect(off.status).toBe(200);
-    // lookups are reused for a second and refreshed behind the next answer
-    await waitUntil(async () => (await head({})) === 403, 5000, 'the switch to apply');
+    // Listing domains turned "Public stream URL" off: what sends no page (VLC, a page with
+    // no-referrer) and what claims an allowed page alike need a signed link now.
+    // (lookups are reused for a second and refreshed behind the next answer)
+    await waitUntil(async () => (await head({})) === 403, 5000, 'the default to apply');
     expect(await head({}, 'mp3')).toBe(403);
-    expect(await head({ Origin: 'https://radio-fan.example' })).toBe(200);
+    expect(await head({ Referer: 'https://radio-fan.example/live' })).toBe(403);
+    const settings = async () =>
+      (await (
+        await fetch(`${api.url}/api/stations/${s.id}/broadcast-settings`, { headers: owner.auth })
+      ).json()) as BroadcastSettings;
+    const { signedListen } = await settings();
+    const signed = new URL(signedListen!.ogg).search;
+    expect(await head({}, 'ogg', signed)).toBe(200);
+    expect(await head({}, 'mp3', new URL(signedListen!.mp3).search)).toBe(200);
+    expect(await head({ Referer: 'https://radio-fan.example/live' }, 'ogg', signed)).toBe(200);
+    expect(await head({ Referer: 'https://elsewhere.example/' }, 'ogg', signed)).toBe(403);
+    // The owner turns it back on: the plain URL plays anywhere again.
     await fetch(`${api.url}/api/stations/broadcast-settings`, {
       method: 'POST',
       headers: { ...owner.auth, 'Content-Type': 'application/json', Origin: api.url },
       body: JSON.stringify({ stationId: s.id, publicStreamUrl: true }),
     });
+    await waitUntil(async () => (await head({})) === 200, 5000, 'public again');
+    expect(await head({ Origin: 'https://radio-fan.example' }, 'mp3')).toBe(200);
     await fetch(`${api.url}/api/me/allowed-domains/radio-fan.example`, {
       method: 'DELETE',
       headers: { ...owner.auth, Origin: api.url },
     });
-    await waitUntil(async () => (await head({})) === 200, 5000, 'public again');
+    expect(await head({})).toBe(200);
   }, 30_000);
 
   it('ends the streams cleanly when the station goes offline', async () => {

@@ -17,6 +17,10 @@ export const ErrorTag = {
   PayloadTooLarge: 'PayloadTooLarge',
   UnsupportedMediaType: 'UnsupportedMediaType',
   DomainNotAllowed: 'DOMAIN_NOT_ALLOWED',
+  /** `/listen/…` without a signed link while the station's "Public stream URL" is off. */
+  StreamNotPublic: 'STREAM_NOT_PUBLIC',
+  /** A signed listening link that was altered, is for another station, or has expired. */
+  ListenLinkInvalid: 'LISTEN_LINK_INVALID',
   ServiceUnavailable: 'ServiceUnavailable',
   InternalError: 'InternalError',
 } as const;

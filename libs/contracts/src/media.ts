@@ -52,6 +52,12 @@ export const JoinStationResponse = z.object({
   token: z.string().min(1),
   expiresAt: z.string().datetime(),
   iceServers: z.array(IceServer),
+  /**
+   * The station's HTTP streams for this listener (the player's fallback when WebRTC cannot
+   * connect), signed: they play until `expiresAt` (the token's lifetime) even when the owner keeps
+   * the stream URL private. A stream that started keeps playing past it.
+   */
+  listen: z.object({ ogg: z.string().url(), mp3: z.string().url() }),
 });
 export type JoinStationResponse = z.infer<typeof JoinStationResponse>;
 

@@ -21,6 +21,12 @@ export const listenPath = (username: string, slug: string, ext: ListenExtension)
   `/listen/${username}/${slug}.${ext}`;
 export type ListenExtension = 'ogg' | 'mp3' | 'm3u' | 'pls';
 
+/** Query parameter of a signed listening link: `/listen/{user}/{slug}.ogg?t=…`. */
+export const LISTEN_TOKEN_PARAM = 't';
+
+/** How long the studio's signed links for VLC and radio apps play (a stream that started keeps going). */
+export const SIGNED_PLAYLIST_TTL_HOURS = 24;
+
 export const RotateStreamKeyResponse = z.object({ streamKey: z.string() });
 export type RotateStreamKeyResponse = z.infer<typeof RotateStreamKeyResponse>;
 
@@ -39,9 +45,30 @@ export const BroadcastSettings = z.object({
     mount: z.string(),
     username: z.literal(ICECAST_SOURCE_USER),
   }),
+  /** The plain stream URLs: they play without a signature only while `publicStreamUrl` is on. */
   listen: z.object({ ogg: z.string(), mp3: z.string(), m3u: z.string(), pls: z.string() }),
-  /** Radio apps and VLC (requests from no web page) may play the HTTP stream. */
+  /**
+   * The plain stream URLs play anywhere (radio apps, VLC, any web page that hides its address).
+   * Off by default once the owner lists allowed domains; the owner may turn it back on.
+   */
   publicStreamUrl: z.boolean(),
+  /** Whether `publicStreamUrl` was set by the owner rather than following the default. */
+  publicStreamUrlSetByOwner: z.boolean(),
+  /** The owner has allowed domains (so the default is off). */
+  domainsListed: z.boolean(),
+  /**
+   * Signed links for VLC and radio apps while the plain URLs are private: fresh ones each time the
+   * settings are read, valid for {@link SIGNED_PLAYLIST_TTL_HOURS} hours; null while public.
+   */
+  signedListen: z
+    .object({
+      ogg: z.string(),
+      mp3: z.string(),
+      m3u: z.string(),
+      pls: z.string(),
+      expiresAt: z.string(),
+    })
+    .nullable(),
 });
 export type BroadcastSettings = z.infer<typeof BroadcastSettings>;
 

@@ -50,15 +50,15 @@ const trimmed = singleLineText;
 export const StationId = z.string().uuid({ message: 'This is not a valid station id.' });
 
 /** The rules for a station's name, address and description: the studio and the API use these. */
-export const StationName = trimmed(LIMITS.stationNameMax);
+export const StationName = trimmed(LIMITS.stationNameMax, { visibleOnly: true });
 export const StationSlug = z
   .string()
   .trim()
   .min(1)
   .max(LIMITS.stationSlugMax)
   .regex(SLUG_PATTERN, 'Use lowercase letters, digits and single dashes, like night-owls.');
-export const StationDescription = multiLineText(LIMITS.descriptionMax);
-export const StationSchedule = multiLineText(LIMITS.scheduleMax);
+export const StationDescription = multiLineText(LIMITS.descriptionMax, { visibleOnly: true });
+export const StationSchedule = multiLineText(LIMITS.scheduleMax, { visibleOnly: true });
 
 export const CreateStationRequest = z.strictObject({
   name: StationName,

@@ -79,6 +79,10 @@ class FakeTransport implements ListeningTransport {
       token: 't',
       expiresAt: '2030-01-01T00:00:00.000Z',
       iceServers: [],
+      listen: {
+        ogg: `https://api.example/listen/u/s.ogg?t=${stationId}`,
+        mp3: `https://api.example/listen/u/s.mp3?t=${stationId}`,
+      },
     });
   }
   connect(): Promise<ReceiverSession> {

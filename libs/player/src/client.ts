@@ -58,7 +58,8 @@ export interface ListeningClientOptions {
   /**
    * When WebRTC has not connected after this long (UDP blocked, no TURN), play the station's HTTP
    * stream through `audio` instead: `/listen/{username}/{slug}.ogg` if the browser plays Ogg/Opus
-   * (`canPlayType`), else `.mp3` if it plays MP3. The next reconnect tries WebRTC first again.
+   * (`canPlayType`), else `.mp3` if it plays MP3, as the join's signed URLs (`listen`), which play
+   * even when the owner keeps the stream URL private. The next reconnect tries WebRTC first again.
    * Default 5000; 0 turns it off.
    */
   httpFallbackMs?: number;
@@ -138,6 +139,8 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
   /** Bumped whenever the session is torn down: stale session callbacks are dropped. */
   private sessionGen = 0;
   private session: ReceiverSession | null = null;
+  /** The last join's signed HTTP stream URLs (they play even when the stream URL is private). */
+  private listenUrls: JoinStationResponse['listen'] | null = null;
   private connecting: AbortController | null = null;
   private connected = false;
   private sinkStarted = false;
@@ -380,6 +383,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     try {
       const join = await this.transport.join(stationId, abort.signal);
       if (gen !== this.sessionGen) return;
+      this.listenUrls = join.listen;
       const session = await this.transport.connect(join, abort.signal);
       if (gen !== this.sessionGen) {
         session.close();
@@ -445,6 +449,8 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     if (!station || !audio || typeof audio.canPlayType !== 'function') return null;
     const playable = HTTP_STREAM_CONTAINERS.find((c) => audio.canPlayType(c.type) !== '');
     if (!playable) return null;
+    const signed = this.listenUrls?.[playable.extension];
+    if (signed) return signed;
     const user = encodeURIComponent(station.broadcaster.username);
     return `${this.apiBase}/listen/${user}/${encodeURIComponent(station.slug)}.${playable.extension}`;
   }

@@ -43,6 +43,8 @@ export interface JoinStationResponse {
   token: string;
   expiresAt: string;
   iceServers: IceServer[];
+  /** Signed HTTP stream URLs for the fallback; they work even when the stream URL is private. */
+  listen: { ogg: string; mp3: string };
 }
 
 /** `username/station-slug`, parsed. */

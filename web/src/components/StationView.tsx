@@ -315,7 +315,7 @@ function StationShare({ station }: { station: Station }) {
         <Link to="/embed">How embedding works</Link>
       </p>
       <EmbedSnippet station={`${username}/${station.slug}`} />
-      <StreamUrl username={username} slug={station.slug} />
+      <StreamUrl username={username} slug={station.slug} onlyIfPublic />
     </section>
   );
 }

@@ -40,6 +40,8 @@ export function statusOf(tag: ErrorTag): number {
       return 401;
     case ErrorTag.Forbidden:
     case ErrorTag.DomainNotAllowed:
+    case ErrorTag.StreamNotPublic:
+    case ErrorTag.ListenLinkInvalid:
       return 403;
     case ErrorTag.StationNotFound:
     case ErrorTag.NotFound:

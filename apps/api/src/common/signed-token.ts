@@ -64,6 +64,32 @@ export interface StationTokenClaims {
   tid: string;
 }
 
+/**
+ * How a listener was let in: `join` (the join call, allow-list passed: our player's HTTP fallback),
+ * `owner` (the studio's signed links for VLC and radio apps). Private stations add the ways they
+ * admit (an invite, the password, an invited account), each with its `gid`.
+ */
+export type ListenVia = 'join' | 'owner';
+
+/**
+ * A signed listening link (`/listen/{user}/{slug}.ogg?t=…`): one listener on one station's HTTP
+ * stream until it expires. One scheme for every way in: the player's fallback, playlists for VLC
+ * and radio apps, and private stations' grants.
+ */
+export interface ListenGrantClaims {
+  stationId: string;
+  /**
+   * Random listener id, one per join or playlist fetch: what a listener slot and the stats know
+   * the listener by, and what a grant's use limit counts (distinct listeners).
+   */
+  lid: string;
+  via: ListenVia;
+  /** The grant this link derives from (an invite's id…): revoking it ends the link. Absent for `join`. */
+  gid?: string;
+  /** The `Origin` the join came from, null for none (non-browser, or a studio link). */
+  origin: string | null;
+}
+
 /** Lets one page origin open one listening session on one station. */
 export interface ListenerTokenClaims {
   stationId: string;

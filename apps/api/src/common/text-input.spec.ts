@@ -40,12 +40,30 @@ describe('text fields refuse control characters, direction overrides and invisib
     ['a line break', 'Night\nOwls'],
     ['a right-to-left override', `Night ${RLO}slwO`],
     ['only zero-width characters', `${ZWSP}${ZWSP}\u2060`],
+    ['a zero-width space inside', `Night${ZWSP}Owls`],
+    ['a variation selector after a letter', 'Night\uFE0F Owls'],
   ])('refuses a station name with %s', async (_what, name) => {
     await refused(request(t.url).post('/api/stations').set(user.auth).send({ name }), 'name');
     await refused(
       request(t.url).post('/api/stations/update').set(user.auth).send({ stationId, name }),
       'name',
     );
+  });
+
+  it('refuses invisible characters in a description, and keeps emoji', async () => {
+    await refused(
+      request(t.url)
+        .post('/api/stations/update')
+        .set(user.auth)
+        .send({ stationId, description: `Live${ZWSP} every night` }),
+      'description',
+    );
+    const ok = await request(t.url)
+      .post('/api/stations/update')
+      .set(user.auth)
+      .send({ stationId, name: '❤️ Night Owls 👨‍👩‍👧', description: 'Live 1️⃣ night' })
+      .expect(200);
+    expect(ok.body.name).toBe('❤️ Night Owls 👨‍👩‍👧');
   });
 
   it('refuses NUL in a description but keeps its line breaks', async () => {

@@ -16,6 +16,7 @@ import { Stats1795445181007 } from './migrations/1795445181007-stats.js';
 import { Recordings1795900000000 } from './migrations/1795900000000-recordings.js';
 import { RecordingStorage1796000000000 } from './migrations/1796000000000-recording-storage.js';
 import { OutboundPaused1796100000000 } from './migrations/1796100000000-outbound-paused.js';
+import { PublicStreamDefault1796150000000 } from './migrations/1796150000000-public-stream-default.js';
 import { AllowedDomainsCap1795500000000 } from './migrations/1795500000000-allowed-domains-cap.js';
 import { StationReconnecting1795600000000 } from './migrations/1795600000000-station-reconnecting.js';
 import { EventOutbox1795700000000 } from './migrations/1795700000000-event-outbox.js';
@@ -50,6 +51,7 @@ export const MIGRATIONS = [
   Recordings1795900000000,
   RecordingStorage1796000000000,
   OutboundPaused1796100000000,
+  PublicStreamDefault1796150000000,
 ];
 
 /** The one set of TypeORM options for real PostgreSQL and embedded PGlite alike. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { hostAllowed, normalizeDomain, originHost } from './domain-rules.js';
+import { frameAncestorSources, hostAllowed, normalizeDomain, originHost } from './domain-rules.js';
 
 describe('normalizeDomain', () => {
   it.each([
@@ -9,6 +9,9 @@ describe('normalizeDomain', () => {
     ['*.Example.com', '*.example.com'],
     ['münchen.de', 'xn--mnchen-3ya.de'],
     ['http://localhost:5173', 'localhost'],
+    ['bbc.co.uk', 'bbc.co.uk'],
+    ['*.example.co.uk', '*.example.co.uk'],
+    ['alice.github.io', 'alice.github.io'],
   ])('normalises %s to %s', (input, expected) => {
     expect(normalizeDomain(input)).toEqual({ ok: true, domain: expected });
   });
@@ -23,6 +26,12 @@ describe('normalizeDomain', () => {
     ['user@example.com', '"@"'],
     ['com', 'needs a dot'],
     ['a'.repeat(64) + '.com', 'not a valid hostname'],
+    ['*.co.uk', 'public suffix'],
+    ['co.uk', 'public suffix'],
+    ['https://CO.UK:8080/x', 'public suffix'],
+    ['*.github.io', 'public suffix'],
+    ['blogspot.com', 'public suffix'],
+    ['*.s3.amazonaws.com', 'public suffix'],
   ])('refuses %j saying why', (input, why) => {
     const r = normalizeDomain(input);
     expect(r.ok).toBe(false);
@@ -45,5 +54,13 @@ describe('hostAllowed', () => {
     expect(originHost('https://www.Example.com:8443')).toBe('www.example.com');
     expect(originHost('null')).toBeNull();
     expect(originHost('file://x')).toBeNull();
+  });
+  it('gives the embed page frame-ancestors that match the same hosts on any port', () => {
+    expect(frameAncestorSources(['localhost', '*.example.com'])).toEqual([
+      'https://localhost:*',
+      'http://localhost:*',
+      'https://*.example.com:*',
+      'http://*.example.com:*',
+    ]);
   });
 });

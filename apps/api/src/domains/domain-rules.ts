@@ -1,4 +1,5 @@
 import { domainToASCII } from 'node:url';
+import { parse as parseDomain } from 'tldts';
 
 export type NormalizeResult = { ok: true; domain: string } | { ok: false; reason: string };
 
@@ -46,6 +47,13 @@ export function normalizeDomain(input: string): NormalizeResult {
   }
   if (/^\d+$/.test(labels[labels.length - 1]!))
     return { ok: false, reason: `'${input.trim()}' is not a valid hostname` };
+  // co.uk, github.io, blogspot.com: shared by sites of unrelated owners (the Public Suffix List,
+  // private section included), so listing one (or *. one) would allow all of them.
+  if (ascii !== 'localhost' && parseDomain(ascii, { allowPrivateDomains: true }).domain === null)
+    return {
+      ok: false,
+      reason: `'${wildcard ? '*.' : ''}${ascii}' is a public suffix shared by unrelated sites: list your own domain, as in example.${ascii}`,
+    };
   return { ok: true, domain: wildcard ? `*.${ascii}` : ascii };
 }
 
@@ -62,10 +70,20 @@ export function originHost(origin: string): string | null {
 
 /**
  * Exact host match, or `*.example.com` for any subdomain of example.com (not example.com itself).
- * Label-aligned, so `evil-example.com` never matches `example.com`.
+ * Label-aligned, so `evil-example.com` never matches `example.com`. A listed domain means that
+ * host over http or https on any port: {@link frameAncestorSources} says the same to browsers.
  */
 export function hostAllowed(host: string, allowed: readonly string[]): boolean {
   return allowed.some((d) =>
     d.startsWith('*.') ? host.endsWith(d.slice(1)) && host.length > d.length - 1 : host === d,
   );
+}
+
+/**
+ * The embed page's `frame-ancestors` sources for the owner's list: the same rule as
+ * {@link hostAllowed} (http or https, any port; `*.example.com` for subdomains only), so a page
+ * that may join may also frame the player. A source without a port would match only 80/443.
+ */
+export function frameAncestorSources(domains: readonly string[]): string[] {
+  return domains.flatMap((d) => [`https://${d}:*`, `http://${d}:*`]);
 }

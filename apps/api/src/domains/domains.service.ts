@@ -79,6 +79,11 @@ export class DomainsService {
     );
   }
 
+  /** Whether the owner lists any domain (then stream URLs are private by default). */
+  async hasAny(ownerId: string): Promise<boolean> {
+    return (await this.repo.count({ where: { userId: ownerId } })) > 0;
+  }
+
   /** The owner's list, for the embed page's `frame-ancestors`. */
   async domainsOf(ownerId: string): Promise<string[]> {
     const rows = await this.repo.find({ where: { userId: ownerId }, select: { domain: true } });

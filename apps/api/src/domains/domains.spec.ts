@@ -80,6 +80,14 @@ describe('allowed domains API (PostgreSQL)', () => {
       .send({ domain: '10.0.0.1' })
       .expect(400);
     expect(ip.body.message).toContain('IP addresses');
+    for (const domain of ['*.co.uk', 'co.uk', '*.github.io']) {
+      const suffix = await request(t.url)
+        .post('/api/me/allowed-domains')
+        .set(user.auth)
+        .send({ domain })
+        .expect(400);
+      expect(suffix.body.message).toContain('is a public suffix shared by unrelated sites');
+    }
     await request(t.url).post('/api/me/allowed-domains').set(user.auth).send({}).expect(400);
     await request(t.url)
       .post('/api/me/allowed-domains')

@@ -14,6 +14,7 @@ import type { StationTokenClaims } from '../common/signed-token.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { DomainsService } from '../domains/domains.service.js';
 import { EventBus } from '../events/event-bus.js';
+import { ListenGrants } from '../radio/listen-grants.js';
 import { STREAM_KEY_PREFIX, StreamKeysService } from '../radio/stream-keys.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { StationEntity } from '../stations/station.entity.js';
@@ -53,6 +54,7 @@ export class MediaService implements OnModuleInit, OnModuleDestroy {
     @Inject(StreamKeysService) private readonly streamKeys: StreamKeysService,
     @Inject(EventBus) private readonly bus: EventBus,
     @Inject(IceServersService) private readonly ice: IceServersService,
+    @Inject(ListenGrants) private readonly grants: ListenGrants,
   ) {}
 
   onModuleInit(): void {
@@ -206,6 +208,13 @@ export class MediaService implements OnModuleInit, OnModuleDestroy {
     assertLive(station);
     await this.checkOrigin(station.broadcasterId, caller.origin);
     const { token, expiresAt } = this.tokens.issueListenerToken(stationId, caller.origin);
+    // The player's HTTP fallback: signed, so it plays even when the stream URL is private.
+    const listen = this.grants.issue(
+      station,
+      { via: 'join', origin: caller.origin },
+      this.config.listenerTokenTtlSeconds,
+      baseUrl,
+    );
     return {
       stationId,
       whepUrl: `${baseUrl}/whep/${stationId}`,
@@ -213,6 +222,7 @@ export class MediaService implements OnModuleInit, OnModuleDestroy {
       expiresAt,
       // minted only here, once the caller was admitted (throttled callers never reach this)
       iceServers: this.ice.forCaller('listener'),
+      listen: { ogg: listen.ogg, mp3: listen.mp3 },
     };
   }
 

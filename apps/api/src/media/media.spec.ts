@@ -205,6 +205,14 @@ describe('WHIP, WHEP and joinStationAsReceiver (signalling and admission)', () =
       ).body as JoinStationResponse;
       expect(join).toMatchObject({ stationId, iceServers: [] });
       expect(join.whepUrl).toBe(`${t.url}/whep/${stationId}`);
+      // The player's HTTP fallback: signed stream URLs, which play even when the plain URL is
+      // private (the signed playlist beside them is accepted too).
+      for (const ext of ['ogg', 'mp3'] as const)
+        expect(join.listen[ext]).toMatch(
+          new RegExp(`^${t.url}/listen/[^/]+/[^/]+\\.${ext}\\?t=[\\w-]+\\.[\\w-]+$`),
+        );
+      const signedPlaylist = join.listen.ogg.replace('.ogg?', '.m3u?');
+      expect((await fetch(signedPlaylist)).status).toBe(200);
       const { sdp, pc } = await offer('recvonly');
       peers.push(pc);
       await request(t.url)

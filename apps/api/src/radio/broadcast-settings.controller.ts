@@ -17,6 +17,7 @@ import {
   listenPath,
   type ListenExtension,
   type RotateStreamKeyResponse,
+  SIGNED_PLAYLIST_TTL_HOURS,
   StationId,
   StationIdRequest,
   UpdateBroadcastSettingsRequest,
@@ -29,6 +30,7 @@ import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { RateLimit } from '../rate-limit/rate-limit.guard.js';
 import type { StationEntity } from '../stations/station.entity.js';
 import { StationsService } from '../stations/stations.service.js';
+import { ListenGrants } from './listen-grants.js';
 import type { RadioSettingsEntity } from './radio-settings.entity.js';
 import { StreamKeysService } from './stream-keys.service.js';
 
@@ -40,6 +42,7 @@ export class BroadcastSettingsController {
     @Inject(StationsService) private readonly stations: StationsService,
     @Inject(StreamKeysService) private readonly keys: StreamKeysService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(ListenGrants) private readonly grants: ListenGrants,
   ) {}
 
   @Get(':id/broadcast-settings')
@@ -71,7 +74,10 @@ export class BroadcastSettingsController {
   @Post('broadcast-settings')
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'Turn the public HTTP stream URL (radio apps, VLC) on or off' })
+  @ApiOperation({
+    summary:
+      'Turn the public HTTP stream URL (radio apps, VLC, any page) on or off; off, only signed links play',
+  })
   async update(
     @CurrentUser() user: AuthContext,
     @Body(new ZodPipe(UpdateBroadcastSettingsRequest)) body: UpdateBroadcastSettingsRequest,
@@ -79,16 +85,31 @@ export class BroadcastSettingsController {
     const station = await this.stations.owned(body.stationId, user.userId);
     return this.view(
       station,
-      await this.keys.setPublicStreamUrl(body.stationId, body.publicStreamUrl),
+      await this.keys.setPublicStreamUrl(body.stationId, user.userId, body.publicStreamUrl),
     );
   }
 
-  private view(station: StationEntity, settings: RadioSettingsEntity): BroadcastSettings {
+  private async view(
+    station: StationEntity,
+    settings: RadioSettingsEntity,
+  ): Promise<BroadcastSettings> {
     const base = new URL(this.config.publicUrl);
     const tls = base.protocol === 'https:';
     const username = station.broadcaster.username;
     const at = (ext: ListenExtension) =>
       `${this.config.publicUrl}${listenPath(username, station.slug, ext)}`;
+    const domainsListed = await this.keys.domainsListed(station.broadcasterId);
+    const publicStreamUrl = settings.publicStreamUrl ?? !domainsListed;
+    let signedListen: BroadcastSettings['signedListen'] = null;
+    if (!publicStreamUrl) {
+      const { lid: _lid, ...urls } = this.grants.issue(
+        station,
+        { via: 'owner', origin: null },
+        SIGNED_PLAYLIST_TTL_HOURS * 3600,
+        this.config.publicUrl,
+      );
+      signedListen = urls;
+    }
     return {
       stationId: station.id,
       streamKey: this.keys.reveal(settings),
@@ -102,7 +123,10 @@ export class BroadcastSettingsController {
         username: ICECAST_SOURCE_USER,
       },
       listen: { ogg: at('ogg'), mp3: at('mp3'), m3u: at('m3u'), pls: at('pls') },
-      publicStreamUrl: settings.publicStreamUrl,
+      publicStreamUrl,
+      publicStreamUrlSetByOwner: settings.publicStreamUrl !== null,
+      domainsListed,
+      signedListen,
     };
   }
 }

@@ -4,16 +4,23 @@
  * publisher's packets, no transcoding) and `.mp3` the same as MP3 (for players without Opus, such
  * as older Safari), each starting with a burst of the last second of audio; `.m3u` and `.pls`
  * point at the Ogg stream. Who may listen is decided here; the streams are {@link HttpStreams}.
+ *
+ * Who may listen: a page whose `Origin`/`Referer` the owner's allowed domains refuse never does.
+ * Otherwise the plain URL plays while the station's "Public stream URL" is on; while it is off
+ * (the default once domains are listed) only a signed link (`?t=`, {@link ListenGrants}) does, as
+ * nothing else tells a page that hides its address from VLC.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ErrorTag, type ErrorBody } from '@radiobroadcaster/contracts';
+import { ErrorTag, type ErrorBody, LISTEN_TOKEN_PARAM } from '@radiobroadcaster/contracts';
+import { AppError } from '../common/app-error.js';
 import { takeRequestsFirst } from '../common/fast-lane.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { DomainsService } from '../domains/domains.service.js';
 import type { StationEntity } from '../stations/station.entity.js';
 import { CONTAINERS, CONTENT_TYPES, type Container, HttpStreams } from './http-streams.js';
 import { ListenAddresses } from './listen-addresses.js';
+import { ListenGrants, type VerifiedListenGrant } from './listen-grants.js';
 
 type Format = Container | 'm3u' | 'pls';
 
@@ -32,6 +39,7 @@ export class HttpListen {
     @Inject(HttpStreams) private readonly streams: HttpStreams,
     @Inject(DomainsService) private readonly domains: DomainsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(ListenGrants) private readonly grants: ListenGrants,
   ) {}
 
   /** Takes `GET`/`HEAD /listen/…` ahead of Express (a stream is no request/response for Nest). */
@@ -47,7 +55,9 @@ export class HttpListen {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      const path = (req.url ?? '').split('?')[0]!;
+      const raw = req.url ?? '';
+      const q = raw.indexOf('?');
+      const [path, query] = q < 0 ? [raw, ''] : [raw.slice(0, q), raw.slice(q + 1)];
       const m = /^\/listen\/([^/]+)\/([^/]+)\.(ogg|mp3|m3u|pls)$/.exec(path);
       if (!m) return this.error(res, 404, ErrorTag.NotFound, 'No such stream');
       const [username, slug] = [safeDecode(m[1]!), safeDecode(m[2]!)];
@@ -57,15 +67,8 @@ export class HttpListen {
         return this.error(res, 404, ErrorTag.StationNotFound, 'Station not found');
       const station = found.station;
       const origin = requestOrigin(req);
-      if (origin === undefined) {
-        if (!found.publicStreamUrl)
-          return this.error(
-            res,
-            403,
-            ErrorTag.DomainNotAllowed,
-            "This station's stream URL is not public: listen on its page",
-          );
-      } else if (
+      if (
+        origin !== undefined &&
         !(await this.domains.originAllowed(
           station.broadcasterId,
           origin,
@@ -79,9 +82,26 @@ export class HttpListen {
           "This station can't be played on this site",
         );
       }
+      const signed = new URLSearchParams(query).get(LISTEN_TOKEN_PARAM);
+      let grant: VerifiedListenGrant | null = null;
+      if (signed !== null) {
+        try {
+          grant = this.grants.verify(signed, station.id);
+        } catch (err) {
+          if (err instanceof AppError) return this.error(res, 403, err.tag, err.message);
+          throw err;
+        }
+      } else if (!found.publicStreamUrl) {
+        return this.error(
+          res,
+          403,
+          ErrorTag.StreamNotPublic,
+          "This station's stream URL is not public: listen on its page, or ask its owner for a link",
+        );
+      }
       const base = `${this.config.publicUrl}/listen/${encodeURIComponent(station.broadcaster.username)}/${encodeURIComponent(station.slug)}`;
       if (format === 'm3u' || format === 'pls')
-        return this.playlist(req, res, format, station, base);
+        return this.playlist(req, res, format, station, base, grant);
       if (!station.isActive || station.status !== 'live')
         return this.error(
           res,
@@ -118,11 +138,17 @@ export class HttpListen {
     format: 'm3u' | 'pls',
     station: StationEntity,
     base: string,
+    grant: VerifiedListenGrant | null,
   ): void {
     const title = `${station.name} by @${station.broadcaster.username}`.replace(/[\r\n]/g, ' ');
+    // A signed playlist lists signed streams: a new listener id for whoever fetched it, the same
+    // grant, expiring with it.
+    const signed = grant
+      ? this.grants.reissue(station, grant, grant.exp, this.config.publicUrl)
+      : null;
     // Ogg/Opus first; MP3 after it for players that cannot play Ogg (they skip an entry they
     // cannot open). An Ogg player that reaches the end of the live stream finds the MP3 one ended too.
-    const urls = CONTAINERS.map((c) => `${base}.${c}`);
+    const urls = CONTAINERS.map((c) => (signed ? signed[c] : `${base}.${c}`));
     const body =
       format === 'm3u'
         ? `#EXTM3U\n${urls.map((u) => `#EXTINF:-1,${title}\n${u}\n`).join('')}`

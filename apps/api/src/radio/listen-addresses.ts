@@ -7,7 +7,7 @@ import { StreamKeysService } from './stream-keys.service.js';
 /** Station lookups by address are reused this long (many listeners arrive together). */
 const LOOKUP_TTL_MS = 1000;
 
-/** A station found at a listening address, and whether its stream URL may be used off its pages. */
+/** A station found at a listening address, and whether its plain stream URL plays without a signed link. */
 export interface Lookup {
   station: StationEntity | null;
   publicStreamUrl: boolean;
@@ -58,7 +58,9 @@ export class ListenAddresses implements OnModuleDestroy {
   private refresh(key: string, username: string, slug: string): Promise<Lookup> {
     const p = (async () => {
       const station = await this.stations.byAddress(username, slug);
-      const publicStreamUrl = station ? await this.keys.publicStreamUrl(station.id) : true;
+      const publicStreamUrl = station
+        ? await this.keys.publicStreamUrl(station.id, station.broadcasterId)
+        : true;
       const found = { station, publicStreamUrl, at: Date.now() };
       if (this.lookups.size > 10_000) this.lookups.clear();
       this.lookups.set(key, found);

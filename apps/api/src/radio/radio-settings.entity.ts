@@ -25,7 +25,10 @@ export class RadioSettingsEntity {
   @Column({ name: 'stream_key_rotated_at', type: 'timestamptz' })
   streamKeyRotatedAt!: Date;
 
-  /** Requests from no web page (radio apps, VLC) may play the HTTP stream. */
-  @Column({ name: 'public_stream_url', type: 'boolean', default: true })
-  publicStreamUrl!: boolean;
+  /**
+   * The plain HTTP stream URL plays anywhere (radio apps, VLC, pages that hide their address);
+   * otherwise only signed links do. Null: the default, on while the owner lists no allowed domains.
+   */
+  @Column({ name: 'public_stream_url', type: 'boolean', nullable: true, default: null })
+  publicStreamUrl!: boolean | null;
 }

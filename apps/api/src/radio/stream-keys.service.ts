@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
+import { DomainsService } from '../domains/domains.service.js';
 import { EventBus } from '../events/event-bus.js';
 import { RadioSettingsEntity } from './radio-settings.entity.js';
 
@@ -24,6 +25,7 @@ export class StreamKeysService {
     @InjectRepository(RadioSettingsEntity) private readonly repo: Repository<RadioSettingsEntity>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(EventBus) private readonly bus: EventBus,
+    @Inject(DomainsService) private readonly domains: DomainsService,
   ) {}
 
   private derive(stationId: string, nonce: string): string {
@@ -93,18 +95,36 @@ export class StreamKeysService {
     return row?.streamKeyHash === keyHash;
   }
 
-  async setPublicStreamUrl(stationId: string, value: boolean): Promise<RadioSettingsEntity> {
+  /**
+   * The owner's choice. Turning it on while no domains are listed is the default (kept as such, so
+   * listing domains later still turns it off); turning it on with domains listed is the owner's
+   * explicit "play anywhere", kept until they change it.
+   */
+  async setPublicStreamUrl(
+    stationId: string,
+    ownerId: string,
+    value: boolean,
+  ): Promise<RadioSettingsEntity> {
     await this.settings(stationId);
-    await this.repo.update({ stationId }, { publicStreamUrl: value });
+    const stored = value && !(await this.domains.hasAny(ownerId)) ? null : value;
+    await this.repo.update({ stationId }, { publicStreamUrl: stored });
     return this.repo.findOneOrFail({ where: { stationId } });
   }
 
-  /** Whether requests from no web page may play the station's HTTP stream (default yes). */
-  async publicStreamUrl(stationId: string): Promise<boolean> {
+  /**
+   * Whether the plain stream URL plays without a signed link: as the owner set it, else on while
+   * the owner lists no allowed domains.
+   */
+  async publicStreamUrl(stationId: string, ownerId: string): Promise<boolean> {
     const row = await this.repo.findOne({
       where: { stationId },
       select: { stationId: true, publicStreamUrl: true },
     });
-    return row?.publicStreamUrl ?? true;
+    return row?.publicStreamUrl ?? !(await this.domains.hasAny(ownerId));
+  }
+
+  /** Whether the owner lists allowed domains (the default of the setting above is then off). */
+  domainsListed(ownerId: string): Promise<boolean> {
+    return this.domains.hasAny(ownerId);
   }
 }

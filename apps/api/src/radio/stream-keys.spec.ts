@@ -60,6 +60,9 @@ describe('stream keys and broadcast settings (PostgreSQL)', () => {
         pls: `${t.config.publicUrl}/listen/${owner.username}/night-owls.pls`,
       },
       publicStreamUrl: true,
+      publicStreamUrlSetByOwner: false,
+      domainsListed: false,
+      signedListen: null,
     });
     const again = await request(t.url)
       .get(`/api/stations/${station.id}/broadcast-settings`)
@@ -131,7 +134,9 @@ describe('stream keys and broadcast settings (PostgreSQL)', () => {
       .send({ stationId: station.id, publicStreamUrl: false })
       .expect(200);
     expect(off.body.publicStreamUrl).toBe(false);
-    expect(await t.app.get(StreamKeysService).publicStreamUrl(station.id)).toBe(false);
+    expect(
+      await t.app.get(StreamKeysService).publicStreamUrl(station.id, station.broadcasterId),
+    ).toBe(false);
     await request(t.url)
       .post('/api/stations/broadcast-settings')
       .set(owner.auth)

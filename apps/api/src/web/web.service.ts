@@ -12,7 +12,7 @@ import {
 } from '@radiobroadcaster/contracts';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { ContentService } from '../content/content.service.js';
-import { hostAllowed, originHost } from '../domains/domain-rules.js';
+import { frameAncestorSources, hostAllowed, originHost } from '../domains/domain-rules.js';
 import { DomainsService } from '../domains/domains.service.js';
 import { StationReadModel } from '../stations/station-read-model.js';
 import {
@@ -134,7 +134,11 @@ export class WebService {
       // The embed page is made to be framed: by the owner's sites when listed, else anywhere.
       const owned =
         station && station.broadcasterId ? await this.domains.domainsOf(station.broadcasterId) : [];
-      frameAncestors = owned.length ? ["'self'", ...owned.flatMap(sourcesFor)] : ['*'];
+      // Agrees with the join check: the site itself, its configured origins, the listed hosts on
+      // any port and scheme.
+      frameAncestors = owned.length
+        ? ["'self'", ...this.config.trustedOrigins, ...frameAncestorSources(owned)]
+        : ['*'];
       if (station) meta = stationMeta(station, url, this.config.publicUrl);
       refusedHost = owned.length ? refusedFramer(req, owned) : null;
       if (refusedHost !== null) {
@@ -213,10 +217,6 @@ function refusedFramer(req: PageRequest, owned: string[]): string | null {
   const host = originHost(origin);
   if (host === null || hostAllowed(host, owned)) return null;
   return host;
-}
-
-function sourcesFor(domain: string): string[] {
-  return [`https://${domain}`, `http://${domain}`];
 }
 
 function safeDecode(s: string): string {

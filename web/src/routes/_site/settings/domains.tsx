@@ -119,7 +119,12 @@ function DomainsPage() {
           ))}
         </ul>
       )}
-      <p className="muted small" style={{ marginTop: '1.5rem' }}>
+      <p className="muted small" style={{ marginTop: '1.5rem' }} data-testid="domains-stream-note">
+        A domain covers its site over http and https on any port. While you list domains, your
+        stations' plain stream URLs (what VLC and radio apps open) are private unless you make them
+        public again in the studio; the player keeps playing on these sites.
+      </p>
+      <p className="muted small">
         How to embed your player: <Link to="/embed">embed guide</Link>.
       </p>
     </div>
