@@ -59,7 +59,8 @@ const EnvSchema = z.object({
     .int()
     .min(60)
     .max(7 * 86400)
-    .default(86400),
+    // Used only for the Allocate right after a join or WHIP/WHEP exchange (README, "TURN").
+    .default(600),
   SFU_SHARDS: z.coerce.number().int().nonnegative().optional(),
   SFU_MAX_LISTENERS: z.coerce.number().int().nonnegative().optional(),
   PUBLISHER_GRACE_MS: int(10000),
