@@ -1,7 +1,7 @@
 /**
  * Debian's coturn running docker/coturn/turnserver.conf: it accepts the credentials the API mints,
- * refuses expired or forged ones, and relays to the SFU's address only, never to loopback or private
- * ranges.
+ * refuses expired or forged ones for a new allocation (an allocation outlives them), and relays to
+ * the SFU's address only: never to loopback, private ranges or any other public address.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
