@@ -100,7 +100,7 @@ describe.each([
   ['in memory', false],
   ['in Redis', true],
 ])('sign-up limits end with their window (%s)', (_label, redis) => {
-  const WINDOW_S = 5;
+  const WINDOW_S = 8;
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({
@@ -131,6 +131,8 @@ describe.each([
   }
 
   it('accepts the IP and the address again once the window has passed', async () => {
+    // A first sign-up loads what a cold app loads (password checks), outside the timed part.
+    await attempt(t, newIp(), newUserBody('warm')).expect(200);
     const ipA = newIp();
     const first = newUserBody('first');
     const started = Date.now();
