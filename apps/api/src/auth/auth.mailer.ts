@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 
@@ -48,7 +48,7 @@ export function toEml(mail: AccountMail, from: string, date = new Date()): strin
  * the link: verification and reset links are credentials, and tokens are never logged.
  */
 @Injectable()
-export class AuthMailer {
+export class AuthMailer implements OnApplicationBootstrap {
   private readonly logger = new Logger('AuthMailer');
   private readonly transport: Transporter | null;
   /** Where mails go without SMTP_URL. */
@@ -57,6 +57,11 @@ export class AuthMailer {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.transport = config.smtpUrl ? nodemailer.createTransport(config.smtpUrl) : null;
     this.sinkDir = join(config.dataDir, 'mail');
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.transport)
+      this.logger.log(`No SMTP_URL: account mails are not sent but written to ${this.sinkDir}`);
   }
 
   async send(mail: AccountMail): Promise<void> {

@@ -46,6 +46,10 @@ describe('account mail with no SMTP_URL', () => {
     t = await startTestApp({ env: { LOG_LEVEL: 'debug' }, logDestination: sink });
     expect(t.config.smtpUrl).toBeUndefined();
     mailDir = join(t.config.dataDir, 'mail');
+    // The boot log says where mails go instead.
+    expect(
+      lines.some((l) => l.includes(`account mails are not sent but written to ${mailDir}`)),
+    ).toBe(true);
   });
   afterAll(async () => {
     await t?.close();
