@@ -127,7 +127,16 @@ describe('Chromium without UDP hears a station through coturn', () => {
       if (r.method() === 'POST' && /\/whep\//.test(r.url())) offers.push(r.postData() ?? '');
     });
     await page.goto(`${app.url}/${owner.username}/${slug}`);
+    const joined = page.waitForResponse((r) => r.url().endsWith('/api/joinStationAsReceiver'));
     await page.getByRole('button', { name: 'Play Relay FM' }).click();
+    // the join hands out credentials for the relay that live TURN_TTL_SECONDS (default 600)
+    const join = (await (await joined).json()) as {
+      iceServers: { urls: string | string[]; username?: string }[];
+    };
+    const relay = join.iceServers.find((s) => String(s.urls).startsWith('turn:'))!;
+    const left = Number(relay.username!.split(':')[0]) - Date.now() / 1000;
+    expect(left).toBeGreaterThan(540);
+    expect(left).toBeLessThanOrEqual(600);
     await page.waitForSelector('[data-testid=player-state][data-state=live]', { timeout: 30_000 });
     const at440 = await toneProminence(page, { audioSelector: AUDIO }, TONE_HZ, 3000);
     const at1000 = await toneProminence(page, { audioSelector: AUDIO }, 1000, 1000);

@@ -90,6 +90,10 @@ function expectCoturn(services: Record<string, Service>, file: string) {
     ]),
   );
   const conf = read('docker/coturn/turnserver.conf');
+  // every peer refused (public ones too) but the SFU addresses the command line allows
+  expect(conf).toMatch(/^denied-peer-ip=0\.0\.0\.0-255\.255\.255\.255$/m);
+  expect(conf).toMatch(/^denied-peer-ip=::-ffff(:ffff){7}$/m);
+  expect(conf).not.toMatch(/^(allow-loopback-peers|allowed-peer-ip)/m);
   const listening = Number(/^listening-port=(\d+)/m.exec(conf)![1]);
   const relayMin = Number(/^min-port=(\d+)/m.exec(conf)![1]);
   const relayMax = Number(/^max-port=(\d+)/m.exec(conf)![1]);

@@ -54,6 +54,10 @@ export function hostAddress(): string {
 export async function startCoturn(opts: {
   secret: string;
   allowedPeers: string[];
+  /** Where relayed traffic leaves from; default this machine's non-loopback address. */
+  relayIp?: string;
+  /** Flags a test adds (e.g. `--allow-loopback-peers` to stand an SFU on a loopback address). */
+  extraArgs?: string[];
 }): Promise<Coturn> {
   const port = await freePort();
   const relayBase = 50000 + Math.floor(Math.random() * 150) * 100;
@@ -64,7 +68,7 @@ export async function startCoturn(opts: {
     `--listening-port=${port}`,
     '--listening-ip=127.0.0.1',
     // relayed traffic leaves from the machine's address, as from a real relay
-    `--relay-ip=${hostAddress()}`,
+    `--relay-ip=${opts.relayIp ?? hostAddress()}`,
     '--no-tls',
     '--no-dtls',
     `--min-port=${relayBase}`,
@@ -74,6 +78,7 @@ export async function startCoturn(opts: {
     `--pidfile=${join(dir, 'turnserver.pid')}`,
     `--userdb=${join(dir, 'turndb')}`,
     '--verbose',
+    ...(opts.extraArgs ?? []),
   ];
   const child: ChildProcess = spawn('turnserver', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

@@ -60,7 +60,9 @@ export class AuthController {
   @Post('sign-up/email')
   @HttpCode(200)
   @CheckOrigin()
-  @RateLimit('auth')
+  // Per IP and per address, whatever the answer: an existing address answers 409 (a new account
+  // is signed in at once, so the two cannot look alike), and these bound how far that is probed.
+  @RateLimit('auth', 'signUp', 'signUpAddress')
   @ApiOperation({
     summary: 'Create an account and sign in (sets the session cookie; the token is for apps)',
   })

@@ -1,4 +1,7 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 
@@ -9,22 +12,76 @@ export interface AccountMail {
   text: string;
 }
 
-/** Sends account mail by SMTP (`SMTP_URL`); without it, logs it so a local setup still works. */
+/** `ann@example.com` → `a***@example.com`: enough to tell mails apart in a log, not the address. */
+export function redactAddress(address: string): string {
+  const at = address.lastIndexOf('@');
+  return at < 1 ? '***' : `${address[0]}***${address.slice(at)}`;
+}
+
+/** One header value on one line (our subjects and validated addresses hold no line breaks). */
+const headerValue = (v: string) => v.replace(/[\r\n]+/g, ' ');
+
+/**
+ * The mail as an RFC 5322 message (.eml): UTF-8 plain text sent as 8bit, so the link stays whole
+ * and readable in the file (nodemailer would fold it in quoted-printable).
+ */
+export function toEml(mail: AccountMail, from: string, date = new Date()): string {
+  const subject = /^[\x20-\x7e]*$/.test(mail.subject)
+    ? mail.subject
+    : `=?UTF-8?B?${Buffer.from(mail.subject).toString('base64')}?=`;
+  const headers = [
+    `From: ${headerValue(from)}`,
+    `To: ${headerValue(mail.to)}`,
+    `Subject: ${headerValue(subject)}`,
+    `Date: ${date.toUTCString().replace('GMT', '+0000')}`,
+    `Message-ID: <${randomBytes(12).toString('hex')}@radiobroadcaster.local>`,
+    'MIME-Version: 1.0',
+    'Content-Type: text/plain; charset=utf-8',
+    'Content-Transfer-Encoding: 8bit',
+  ];
+  return `${headers.join('\r\n')}\r\n\r\n${mail.text.replace(/\r?\n/g, '\r\n')}`;
+}
+
+/**
+ * Sends account mail by SMTP (`SMTP_URL`). Without it (a local setup), each mail is written as an
+ * `.eml` file under `$DATA_DIR/mail/` (readable by this user only) and the log says where, never
+ * the link: verification and reset links are credentials, and tokens are never logged.
+ */
 @Injectable()
-export class AuthMailer {
+export class AuthMailer implements OnApplicationBootstrap {
   private readonly logger = new Logger('AuthMailer');
   private readonly transport: Transporter | null;
+  /** Where mails go without SMTP_URL. */
+  readonly sinkDir: string;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.transport = config.smtpUrl ? nodemailer.createTransport(config.smtpUrl) : null;
+    this.sinkDir = join(config.dataDir, 'mail');
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.transport)
+      this.logger.log(`No SMTP_URL: account mails are not sent but written to ${this.sinkDir}`);
   }
 
   async send(mail: AccountMail): Promise<void> {
     if (!this.transport) {
-      this.logger.log(`Mail to ${mail.to} (no SMTP_URL set): ${mail.subject}\n${mail.text}`);
+      const path = await this.writeToSink(mail);
+      this.logger.log(
+        `Mail to ${redactAddress(mail.to)} (no SMTP_URL set: not sent) written to ${path}`,
+      );
       return;
     }
     await this.transport.sendMail({ from: this.config.mailFrom, ...mail });
+  }
+
+  private async writeToSink(mail: AccountMail): Promise<string> {
+    await mkdir(this.sinkDir, { recursive: true, mode: 0o700 });
+    const now = new Date();
+    const name = `${now.toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}.eml`;
+    const path = join(this.sinkDir, name);
+    await writeFile(path, toEml(mail, this.config.mailFrom, now), { mode: 0o600, flag: 'wx' });
+    return path;
   }
 
   sendVerification(to: string, url: string): Promise<void> {

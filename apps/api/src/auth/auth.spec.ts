@@ -21,8 +21,10 @@ describe('/api/auth (PostgreSQL)', () => {
   let mails: jest.Spied<AuthMailer['sendVerification']>;
 
   beforeAll(async () => {
-    // The rate limit has its own suite; here it must not get in the way.
-    t = await startTestApp({ env: { RATE_LIMIT_AUTH_PER_MINUTE: '1000' } });
+    // The rate limits have their own suites; here they must not get in the way.
+    t = await startTestApp({
+      env: { RATE_LIMIT_AUTH_PER_MINUTE: '1000', RATE_LIMIT_SIGN_UP_PER_IP: '0' },
+    });
     db = t.app.get(DataSource);
     origin = new URL(t.config.publicUrl).origin;
     mails = jest.spyOn(t.app.get(AuthMailer), 'sendVerification');

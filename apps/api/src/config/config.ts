@@ -41,6 +41,9 @@ const EnvSchema = z.object({
   RATE_LIMIT_JOIN_PER_MINUTE: int(30),
   RATE_LIMIT_PUBLISH_PER_MINUTE: int(30),
   RATE_LIMIT_MAIL_PER_HOUR: int(5),
+  RATE_LIMIT_SIGN_UP_PER_IP: int(20),
+  RATE_LIMIT_SIGN_UP_PER_ADDRESS: int(10),
+  RATE_LIMIT_SIGN_UP_WINDOW_SECONDS: z.coerce.number().int().positive().default(3600),
   MAX_LISTENERS_PER_IP: int(50),
   MAX_LISTENERS_PER_STATION: int(10000),
   RATE_LIMIT_SOCKET_EVENTS_PER_SECOND: z.coerce.number().int().positive().default(10),
@@ -57,7 +60,8 @@ const EnvSchema = z.object({
     .int()
     .min(60)
     .max(7 * 86400)
-    .default(86400),
+    // Used only for the Allocate right after a join or WHIP/WHEP exchange (README, "TURN").
+    .default(600),
   SFU_SHARDS: z.coerce.number().int().nonnegative().optional(),
   SFU_MAX_LISTENERS: z.coerce.number().int().nonnegative().optional(),
   PUBLISHER_GRACE_MS: int(10000),
@@ -157,7 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     mailFrom: e.MAIL_FROM,
     supportEmail: e.SUPPORT_EMAIL,
     logLevel: e.LOG_LEVEL,
-    /** Every request limit, per client IP; `0` turns one off. Routes name theirs with `@RateLimit`. */
+    /** Every request limit, per client IP unless it says otherwise; `0` turns one off. Routes name theirs with `@RateLimit`. */
     rateLimits: {
       /** sign-in, sign-up, password changes and resets */
       auth: { limit: e.RATE_LIMIT_AUTH_PER_MINUTE, ttlMs: 60_000 },
@@ -167,6 +171,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       publish: { limit: e.RATE_LIMIT_PUBLISH_PER_MINUTE, ttlMs: 60_000 },
       /** verification and password-reset mails */
       mail: { limit: e.RATE_LIMIT_MAIL_PER_HOUR, ttlMs: 3_600_000 },
+      /** sign-up attempts per client IP, whatever their answer (bounds probing with 409s) */
+      signUp: {
+        limit: e.RATE_LIMIT_SIGN_UP_PER_IP,
+        ttlMs: e.RATE_LIMIT_SIGN_UP_WINDOW_SECONDS * 1000,
+      },
+      /** sign-up attempts per email address (`signUpAddressKey`), from any IP, whatever their answer */
+      signUpAddress: {
+        limit: e.RATE_LIMIT_SIGN_UP_PER_ADDRESS,
+        ttlMs: e.RATE_LIMIT_SIGN_UP_WINDOW_SECONDS * 1000,
+      },
     },
     /** Per socket.io connection (joins, leaves), counted in the process that holds it. */
     socketRateLimit: {

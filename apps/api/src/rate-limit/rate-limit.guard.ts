@@ -5,7 +5,11 @@ import {
   SetMetadata,
   UseGuards,
 } from '@nestjs/common';
-import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
+import {
+  ThrottlerGuard,
+  type ThrottlerLimitDetail,
+  type ThrottlerRequest,
+} from '@nestjs/throttler';
 import { ErrorTag } from '@radiobroadcaster/contracts';
 import { AppError } from '../common/app-error.js';
 import type { RateLimitName } from '../config/config.js';
@@ -17,29 +21,39 @@ const WHAT: Record<RateLimitName, string> = {
   listen: 'Too many listening requests',
   publish: 'Too many publishing requests',
   mail: 'Too many emails requested',
+  signUp: 'Too many sign-ups from this network',
+  signUpAddress: 'Too many sign-up attempts with this email address',
 };
 
 /**
- * Limits this route per client IP with the named limit from the configuration (one place for
- * every limit; counted in Redis when configured, so it holds across API nodes). Runs before
- * validation, so malformed attempts count too.
+ * Limits this route with the named limits from the configuration (one place for every limit;
+ * counted in Redis when configured, so they hold across API nodes), each counted on its own; the
+ * first one used up answers 429. Runs before validation, so malformed attempts count too.
  */
-export const RateLimit = (name: RateLimitName) =>
-  applyDecorators(SetMetadata(RATE_LIMIT_KEY, name), UseGuards(RateLimitGuard));
+export const RateLimit = (...names: [RateLimitName, ...RateLimitName[]]) =>
+  applyDecorators(SetMetadata(RATE_LIMIT_KEY, names), UseGuards(RateLimitGuard));
 
-/** The route's limit name, or undefined when it has none. */
-export function rateLimitOf(context: ExecutionContext): RateLimitName | undefined {
-  return Reflect.getMetadata(RATE_LIMIT_KEY, context.getHandler()) as RateLimitName | undefined;
+/** The route's limit names (none when it has no limit). */
+export function rateLimitsOf(context: ExecutionContext): readonly RateLimitName[] {
+  return (Reflect.getMetadata(RATE_LIMIT_KEY, context.getHandler()) as RateLimitName[]) ?? [];
 }
 
 /** `ThrottlerGuard` answering with our error body: 429 TooManyRequests and `Retry-After`. */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
+  /** The limit being counted for a request (they are counted one after the other). */
+  private readonly counting = new WeakMap<ExecutionContext, RateLimitName>();
+
+  protected override handleRequest(props: ThrottlerRequest): Promise<boolean> {
+    this.counting.set(props.context, props.throttler.name as RateLimitName);
+    return super.handleRequest(props);
+  }
+
   protected override async throwThrottlingException(
     context: ExecutionContext,
     detail: ThrottlerLimitDetail,
   ): Promise<void> {
-    const name = rateLimitOf(context) ?? 'auth';
+    const name = this.counting.get(context) ?? rateLimitsOf(context)[0] ?? 'auth';
     const seconds = Math.max(1, detail.timeToBlockExpire);
     throw new AppError(
       ErrorTag.RateLimited,

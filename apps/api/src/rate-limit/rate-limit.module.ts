@@ -2,12 +2,22 @@ import { Global, Module } from '@nestjs/common';
 import { ThrottlerModule, ThrottlerStorageService } from '@nestjs/throttler';
 import { APP_CONFIG, type AppConfig, type RateLimitName } from '../config/config.js';
 import { RedisService } from '../redis/redis.service.js';
-import { rateLimitOf, RateLimitGuard } from './rate-limit.guard.js';
+import type { Request } from 'express';
+import { signUpAddressKey } from '../auth/sign-up-address.js';
+import { rateLimitsOf, RateLimitGuard } from './rate-limit.guard.js';
 import { RedisThrottlerStorage } from './redis-throttler.storage.js';
 
 /**
+ * What a limit counts by other than the client IP (the default): undefined leaves the request
+ * out of that limit.
+ */
+const TRACKERS: Partial<Record<RateLimitName, (req: Request) => string | undefined>> = {
+  signUpAddress: (req) => signUpAddressKey((req.body as { email?: unknown } | undefined)?.email),
+};
+
+/**
  * Every request limit of the API, one named throttler per entry of `config.rateLimits`; a route
- * opts in with `@RateLimit(name)` and only that throttler applies to it.
+ * opts in with `@RateLimit(...names)` and only those throttlers apply to it.
  */
 @Global()
 @Module({
@@ -21,12 +31,20 @@ import { RedisThrottlerStorage } from './redis-throttler.storage.js';
           : new ThrottlerStorageService(),
         throttlers: (Object.keys(config.rateLimits) as RateLimitName[]).map((name) => {
           const { limit, ttlMs } = config.rateLimits[name];
+          const tracker = TRACKERS[name];
           return {
             name,
             limit,
             ttl: ttlMs,
-            // Only the route's own limit applies; 0 turns a limit off.
-            skipIf: (context) => limit <= 0 || rateLimitOf(context) !== name,
+            // Only the route's own limits apply; 0 turns a limit off.
+            skipIf: (context) =>
+              limit <= 0 ||
+              !rateLimitsOf(context).includes(name) ||
+              (tracker !== undefined &&
+                tracker(context.switchToHttp().getRequest<Request>()) === undefined),
+            ...(tracker && {
+              getTracker: (req: Record<string, unknown>) => tracker(req as unknown as Request)!,
+            }),
           };
         }),
       }),

@@ -86,6 +86,15 @@ describe('TURN credentials (REST shared secret)', () => {
     expect(service.links(a)).toHaveLength(3);
   });
 
+  it('by default, credentials live 10 minutes (TURN_TTL_SECONDS=600)', () => {
+    const config = loadConfig(env({ TURN_URLS: 'turn:turn.example.com', TURN_SECRET: SECRET }));
+    expect(config.rtc.turn!.ttlSeconds).toBe(600);
+    const [relay] = new IceServersService(config).forCaller('listener');
+    const left = Number(relay!.username!.split(':')[0]) - Date.now() / 1000;
+    expect(left).toBeGreaterThan(590);
+    expect(left).toBeLessThanOrEqual(600);
+  });
+
   it('without TURN configured, callers get the static servers only', () => {
     const service = new IceServersService(loadConfig(env({})));
     expect(service.hasTurn).toBe(false);

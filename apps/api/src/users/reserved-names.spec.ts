@@ -26,7 +26,9 @@ const couldBeUsername = (s: string) => USERNAME_PATTERN.test(s);
 describe('reserved usernames come from the route table', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ env: { RATE_LIMIT_AUTH_PER_MINUTE: '0' } });
+    t = await startTestApp({
+      env: { RATE_LIMIT_AUTH_PER_MINUTE: '0', RATE_LIMIT_SIGN_UP_PER_IP: '0' },
+    });
   });
   afterAll(async () => {
     await t.close();
