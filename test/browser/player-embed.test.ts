@@ -455,7 +455,7 @@ describe('<radio-player> embedded on another site, against the real API and SFU'
     // The 1 s publisher grace, then the next 2 s poll.
     await waitText(page, '.message', (t) => t?.startsWith('Station offline') ?? false, 10_000);
     expect(await state(page)).toBe('offline');
-    expect(await inPlayer(page, (r) => r.querySelector('.badge')!.textContent)).toBe('Offline');
+    expect(await inPlayer(page, (r) => r.querySelector('.badge')!.textContent)).toBe('Off air');
 
     const offlineAt = server.log.length;
     await broadcast(night);

@@ -8,6 +8,7 @@ import {
   trimBase,
 } from './attributes.js';
 import { ListeningClient } from './client.js';
+import { OFF_AIR, broadcasterLabel } from './labels.js';
 import { claimMediaSession, releaseMediaSession, updateMediaSession } from './media-session.js';
 import { applyStyles } from './styles.js';
 import type { PlayerState, StationRef } from './types.js';
@@ -297,7 +298,7 @@ export class RadioPlayerElement extends Base {
     const mutePath = icon(ICONS.volume);
     const parts: Parts = {
       card: h('div', { class: 'card dark', part: 'container', role: 'region' }),
-      badgeText: h('span', {}, 'Offline'),
+      badgeText: h('span', {}, '…'),
       count: h('span', { class: 'count', hidden: '' }),
       countText: h('span'),
       countLabel: h('span', { class: 'sr' }),
@@ -405,15 +406,7 @@ export class RadioPlayerElement extends Base {
     p.card.classList.toggle('waiting', stationReconnecting);
     setText(
       p.badgeText,
-      stationLive
-        ? 'Live'
-        : stationReconnecting
-          ? 'Reconnecting'
-          : station?.status === 'ended'
-            ? 'Ended'
-            : station
-              ? 'Offline'
-              : '…',
+      stationLive ? 'Live' : stationReconnecting ? 'Reconnecting' : station ? OFF_AIR : '…',
     );
 
     // Station name and link.
@@ -421,7 +414,7 @@ export class RadioPlayerElement extends Base {
     setText(p.name, displayName);
     if (ref) p.name.href = stationPageUrl(this.clientBase || location.origin, ref);
     else p.name.removeAttribute('href');
-    setText(p.by, station ? `by ${station.broadcaster.name || station.broadcaster.username}` : '');
+    setText(p.by, station ? `by ${broadcasterLabel(station.broadcaster)}` : '');
 
     // Listener count.
     if (station) {

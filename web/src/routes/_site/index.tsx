@@ -7,6 +7,7 @@ import {
 import { useQuery } from '@tanstack/react-query';
 import { Link, createFileRoute } from '@tanstack/react-router';
 import { posts, tutorials } from 'virtual:rb-content-facts';
+import { LoadError } from '../../components/LoadError';
 import { StationCard } from '../../components/StationCard';
 import { pageMeta } from '../../lib/seo';
 import { stationQueries } from '../../queries/station.queries';
@@ -49,9 +50,26 @@ function HomePage() {
 
       <section className="container section" aria-labelledby="live-now">
         <h2 id="live-now">Live and recent stations</h2>
-        {live.isPending ? (
-          <p className="muted">Loading stations…</p>
-        ) : live.isError || live.data.length === 0 ? (
+        {live.data && live.data.length > 0 ? (
+          <ul className="station-grid" data-testid="live-stations">
+            {live.data.map((s) => (
+              <li key={s.id}>
+                <StationCard station={s} />
+              </li>
+            ))}
+          </ul>
+        ) : live.isError || (live.isPending && live.failureCount > 0) ? (
+          // Shown from the first failure on, while the query still retries behind it.
+          <LoadError
+            what="the stations"
+            error={live.error ?? live.failureReason}
+            onRetry={() => void live.refetch()}
+          />
+        ) : live.isPending ? (
+          <p className="muted" data-testid="live-loading">
+            Loading stations…
+          </p>
+        ) : (
           <p className="muted" data-testid="live-empty">
             No public stations are on air right now. Try the{' '}
             <Link
@@ -62,14 +80,6 @@ function HomePage() {
             </Link>
             .
           </p>
-        ) : (
-          <ul className="station-grid" data-testid="live-stations">
-            {live.data.map((s) => (
-              <li key={s.id}>
-                <StationCard station={s} />
-              </li>
-            ))}
-          </ul>
         )}
       </section>
 
@@ -79,8 +89,8 @@ function HomePage() {
           <li className="card">
             <h3>Go live</h3>
             <p className="muted">
-              Use the Mac app, or the browser studio: pick a tab, a window, your screen or a
-              microphone.
+              On a Mac or any computer, open the studio in your browser: pick a tab, a window, your
+              screen or a microphone. OBS and other encoders work too.
             </p>
           </li>
           <li className="card">

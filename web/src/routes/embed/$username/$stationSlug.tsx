@@ -15,7 +15,7 @@ export const Route = createFileRoute('/embed/$username/$stationSlug')({
     EmbedSearch.parse(search),
   ...stationRoute(
     (p: { username: string; stationSlug: string }) =>
-      stationQueries.bySlug(p.username, p.stationSlug),
+      stationQueries.embedBySlug(p.username, p.stationSlug),
     { breadcrumb: false },
   ),
   component: EmbedPlayerPage,
