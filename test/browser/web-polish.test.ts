@@ -210,6 +210,8 @@ describe('first impressions, consistency and honest states', () => {
     const by = page.getByTestId('embed-player').locator('.by');
     await by.filter({ hasText: /\S/ }).waitFor();
     expect(await by.textContent()).toBe(`by ${label}`);
+    // The frame has its own (visually hidden) heading.
+    expect(await page.locator('h1').allTextContents()).toEqual([`Night Owl Radio by ${label}`]);
     expect(await page.getByTestId('embed-player').locator('.badge').textContent()).toBe('Off air');
 
     // The studio says the same word (it said OFFLINE before a first broadcast, ENDED after).
