@@ -1,4 +1,4 @@
-import { PlayerErrorTag } from './api.js';
+import { PlayerApi, PlayerErrorTag } from './api.js';
 import {
   type Theme,
   normalizeTheme,
@@ -137,6 +137,7 @@ interface Parts {
   mute: HTMLButtonElement;
   muteIcon: SVGPathElement;
   volume: HTMLInputElement;
+  controls: HTMLDivElement;
   audio: HTMLAudioElement;
 }
 
@@ -164,6 +165,8 @@ export class RadioPlayerElement extends Base {
   private client: ListeningClient | null = null;
   private clientBase = '';
   private ref: StationRef | null = null;
+  /** The station's answer to "may this site play it?" (`null` while asking), asked once per station. */
+  private playableHere: { id: string; allowed: boolean | null } | null = null;
   private readonly onPageHide = () => {
     this.resumeOnShow = this.client?.playing ?? false;
     this.client?.leaveOnUnload();
@@ -201,11 +204,17 @@ export class RadioPlayerElement extends Base {
   }
   /** The listening state (see ListeningClient). */
   get state(): PlayerState {
-    return this.client?.state ?? 'idle';
+    return this.refusedHere() ? 'not-allowed' : (this.client?.state ?? 'idle');
+  }
+
+  /** The site asked and was told it may not play this station. */
+  private refusedHere(): boolean {
+    const id = this.client?.station?.id;
+    return !!id && this.playableHere?.id === id && this.playableHere.allowed === false;
   }
 
   play(): void {
-    this.client?.play();
+    if (!this.refusedHere()) this.client?.play();
   }
   pause(): void {
     this.client?.pause();
@@ -273,9 +282,27 @@ export class RadioPlayerElement extends Base {
       this.render();
       this.dispatchEvent(new CustomEvent('statechange', { detail: { state } }));
     });
-    client.on('station', () => this.render());
+    client.on('station', () => {
+      this.checkPlayable();
+      this.render();
+    });
     client.on('transport', () => this.render());
     client.start();
+  }
+
+  /** Asks whether this site may play the station before Play is offered (a refusal shows no Play). */
+  private checkPlayable(): void {
+    const id = this.client?.station?.id;
+    if (!id || this.playableHere?.id === id) return;
+    const asked = { id, allowed: null as boolean | null };
+    this.playableHere = asked;
+    void new PlayerApi(this.clientBase)
+      .playable(id)
+      .catch(() => true)
+      .then((allowed) => {
+        asked.allowed = allowed;
+        if (this.playableHere === asked) this.render();
+      });
   }
 
   private disconnectClient(): void {
@@ -337,7 +364,9 @@ export class RadioPlayerElement extends Base {
         'aria-label': 'Volume',
       }),
       audio: h('audio', { preload: 'none' }),
+      controls: h('div', { class: 'controls', part: 'controls' }),
     };
+    parts.controls.append(parts.play, parts.mute, parts.volume);
     parts.play.append(parts.playLabel);
     parts.count.append(icon(ICONS.person), parts.countText, parts.countLabel);
     parts.np.append(h('p', { class: 'np-label' }, 'Now playing'), parts.track, parts.artist);
@@ -350,7 +379,7 @@ export class RadioPlayerElement extends Base {
       ),
       h('div', { class: 'main' }, parts.name, parts.by, parts.np),
       parts.message,
-      h('div', { class: 'controls', part: 'controls' }, parts.play, parts.mute, parts.volume),
+      parts.controls,
       parts.audio,
     );
     root.append(parts.card);
@@ -389,7 +418,9 @@ export class RadioPlayerElement extends Base {
     if (!p) return;
     const client = this.client;
     const station = client?.station ?? null;
-    const state: PlayerState = client?.state ?? 'idle';
+    const asked = this.playableHere?.id === station?.id ? this.playableHere : null;
+    // Refused here (asked up front, or by the join): the message, and no control that cannot work.
+    const state: PlayerState = this.state;
     const ref = this.ref;
     const stationLive = station?.status === 'live';
     const stationReconnecting = station?.status === 'reconnecting';
@@ -445,6 +476,9 @@ export class RadioPlayerElement extends Base {
     );
     p.playLabel.hidden = state !== 'blocked';
     p.play.disabled = !client || state === 'error' || state === 'not-allowed';
+    // No controls once refused (`.not-allowed .controls` in the styles).
+    // Play is offered once the site is known to be allowed (the controls keep their place meanwhile).
+    p.controls.style.visibility = station && asked?.allowed === null ? 'hidden' : '';
     this.renderVolume();
 
     if (client) updateMediaSession(this, station, state === 'live');
