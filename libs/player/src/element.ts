@@ -478,7 +478,7 @@ export class RadioPlayerElement extends Base {
     p.play.disabled = !client || state === 'error' || state === 'not-allowed';
     // No controls once refused (`.not-allowed .controls` in the styles).
     // Play is offered once the site is known to be allowed (the controls keep their place meanwhile).
-    p.controls.style.visibility = station && asked?.allowed === null ? 'hidden' : '';
+    p.card.classList.toggle('checking', !!station && asked?.allowed === null);
     this.renderVolume();
 
     if (client) updateMediaSession(this, station, state === 'live');
