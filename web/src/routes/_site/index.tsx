@@ -10,6 +10,7 @@ import { posts, tutorials } from 'virtual:rb-content-facts';
 import { LoadError } from '../../components/LoadError';
 import { StationCard } from '../../components/StationCard';
 import { pageMeta } from '../../lib/seo';
+import { sessionQueryOptions } from '../../queries/session.queries';
 import { stationQueries } from '../../queries/station.queries';
 
 export const Route = createFileRoute('/_site/')({
@@ -19,6 +20,7 @@ export const Route = createFileRoute('/_site/')({
 
 function HomePage() {
   const live = useQuery({ ...stationQueries.discover(), refetchInterval: 15_000 });
+  const signedIn = Boolean(useQuery(sessionQueryOptions()).data);
   return (
     <>
       <section className="hero">
@@ -41,9 +43,21 @@ function HomePage() {
             >
               Listen to the demo
             </Link>
-            <Link to="/studio" className="btn btn-lg">
-              Start broadcasting
-            </Link>
+            {/* Signed out, straight to creating an account (then the studio); a plain visit to
+                /studio opens Sign in instead. */}
+            {signedIn ? (
+              <Link to="/studio" className="btn btn-lg">
+                Start broadcasting
+              </Link>
+            ) : (
+              <Link
+                to="/signin"
+                search={{ mode: 'signup', redirect: '/studio' }}
+                className="btn btn-lg"
+              >
+                Start broadcasting
+              </Link>
+            )}
           </div>
         </div>
       </section>
