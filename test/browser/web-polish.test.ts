@@ -219,7 +219,9 @@ describe('first impressions, consistency and honest states', () => {
     const studioStatus = page.getByTestId('studio-status').getByTestId('station-status');
     await studioStatus.waitFor();
     expect(await studioStatus.textContent()).toBe('Off air');
-  }, 90_000);
+    await page.getByTestId('studio-recordings').getByRole('heading', { name: 'Replays' }).waitFor();
+    await auditAndShoot(page, 'studio-off-air');
+  }, 120_000);
 
   it('the allowed-domains page says that an empty list lets any site embed', async () => {
     const page = await newPage();
