@@ -1,8 +1,8 @@
 /**
  * The demo station is really live: the server (with `DEMO_STATION=true`, the default of `npm start`)
  * publishes its synthesised loop through the engine's packet publisher, and "Listen to the demo" on
- * the home page plays it in Debian's Chromium over WebRTC (the server counts the listener). Needs
- * `npm run build`.
+ * the home page plays it in Debian's Chromium over WebRTC (the server counts the listener, and the
+ * demo's page shows that count and the loop's real now playing). Needs `npm run build`.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DEMO_STATION_ID, type Station } from '@radiobroadcaster/contracts';
@@ -50,6 +50,13 @@ describe('the demo station', () => {
     await page.goto(`${app.url}/`);
     await page.getByTestId('demo-link').click();
     await page.waitForURL((u) => u.pathname === '/radiobroadcaster/demo');
+    // The page shows the live demo as the server has it, not the embed's built-in data.
+    await page
+      .getByTestId('now-playing-track')
+      .filter({ hasText: 'Morning Drift (loop)' })
+      .waitFor();
+    expect(await page.getByTestId('now-playing-artist').textContent()).toBe('Radio Broadcaster');
+    expect(await page.getByTestId('now-playing-album').textContent()).toBe('Demo · CC0');
     await page.getByTestId('play-button').click();
     await page.locator('[data-testid=player][data-state=live]').waitFor();
     // A real listener of the real station (the generated chord would not count).
@@ -59,6 +66,9 @@ describe('the demo station', () => {
       (s) => s.viewerCount === 1,
       20_000,
     );
+    // And the page counts that listener as the home card does.
+    await page.locator('[data-testid=station-listeners][data-count="1"]').waitFor();
+    expect(await page.getByTestId('station-listeners').textContent()).toContain('1 listener');
     expect(await audioLevel(page, AUDIO, 3000)).toBeGreaterThan(-40);
     expect(
       await page.evaluate(

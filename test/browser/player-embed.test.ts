@@ -394,19 +394,31 @@ describe('<radio-player> embedded on another site, against the real API and SFU'
       // 127.0.0.1 is not on the list.
       const refused = await openSite(`station="${night.ref}"`, { origin: OTHER });
       await waitLoaded(refused.page, night);
-      await playButton(refused.page).click();
+      // Asked up front: the refusal is said before anyone presses anything, with no Play offered.
       await waitText(refused.page, '.message', (t) => t === NOT_ALLOWED);
       expect(await state(refused.page)).toBe('not-allowed');
-      expect(await playButton(refused.page).isDisabled()).toBe(true);
+      expect(await playButton(refused.page).isVisible()).toBe(false);
+      expect(
+        await inPlayer(
+          refused.page,
+          (r) => getComputedStyle(r.querySelector('.controls')!).display,
+        ),
+      ).toBe('none');
       expect(await inPlayer(refused.page, (r) => r.querySelector('audio')!.srcObject)).toBeNull();
       expect(await toneProminence(refused.page, PLAYER, night.hz, 500)).toBe(-1);
-      const joins = server.log.filter(
-        (r) => r.origin === OTHER && r.method === 'POST' && r.path === '/api/joinStationAsReceiver',
+      const asked = server.log.filter(
+        (r) => r.origin === OTHER && r.path === `/api/stations/${night.id}/playable`,
       );
-      expect(joins.map((r) => r.status)).toEqual([403]);
+      expect(asked.map((r) => r.status)).toEqual([200]);
+      expect(
+        server.log.some((r) => r.origin === OTHER && r.path === '/api/joinStationAsReceiver'),
+      ).toBe(false);
       expect(server.log.some((r) => r.origin === OTHER && r.path.startsWith('/whep/'))).toBe(false);
       expect((await station(night)).viewerCount).toBe(0);
-      await expectClean(refused, [[403, /\/api\/joinStationAsReceiver$/]]);
+      await refused.page
+        .locator('radio-player')
+        .screenshot({ path: screenshotPath('polish-embed-refused') });
+      await expectClean(refused);
 
       // localhost is: the same station plays there.
       const allowed = await openSite(`station="${night.ref}"`, { origin: SITE });
@@ -455,7 +467,7 @@ describe('<radio-player> embedded on another site, against the real API and SFU'
     // The 1 s publisher grace, then the next 2 s poll.
     await waitText(page, '.message', (t) => t?.startsWith('Station offline') ?? false, 10_000);
     expect(await state(page)).toBe('offline');
-    expect(await inPlayer(page, (r) => r.querySelector('.badge')!.textContent)).toBe('Offline');
+    expect(await inPlayer(page, (r) => r.querySelector('.badge')!.textContent)).toBe('Off air');
 
     const offlineAt = server.log.length;
     await broadcast(night);

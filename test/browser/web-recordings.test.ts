@@ -185,7 +185,7 @@ describe('recordings and replays in the browser', () => {
     expect(await card.getByTestId('recording').count()).toBe(2);
     await failed.getByTestId('recording-delete').click();
     await failed.getByTestId('recording-delete-dialog-confirm').click();
-    await page.getByText('Recording deleted').waitFor();
+    await page.getByText('Replay deleted').waitFor();
     await until(
       'one recording left',
       () => card.getByTestId('recording').count(),
@@ -271,6 +271,39 @@ describe('recordings and replays in the browser', () => {
     expect(listenerProblems).toEqual([]);
     await listener.close();
   }, 90_000);
+
+  it('off air, the station page offers its latest replay (not a big Play that can only wait) and says when it was last live', async () => {
+    const [rec] = await api<Recording[]>(`/api/stations/${stationId}/recordings`, null);
+    const listener = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    listener.setDefaultTimeout(15_000);
+    const listenerProblems = watchProblems(listener);
+    await listener.goto(`${app.url}/${owner.username}/night-owls`);
+    const latest = listener.getByTestId('latest-replay');
+    await latest.waitFor();
+    expect(await listener.getByTestId('station-status').textContent()).toBe('Off air');
+    expect(await listener.getByTestId('station-last-live').textContent()).toMatch(
+      /^Last live (a moment|\d+ minutes?) ago\.$/,
+    );
+    expect(await latest.textContent()).toContain('Owls, first night');
+    // The one primary action plays the replay; waiting for the live station is the plain button.
+    expect(await listener.locator('.station-hero .play-btn').count()).toBe(1);
+    expect(await listener.getByTestId('play-button').textContent()).toBe(
+      'Listen when it goes live',
+    );
+    // The replays come before the station's details and the embed code.
+    const order = await listener.evaluate(() => {
+      const replays = document.querySelector('[data-testid=station-replays]')!;
+      const share = document.querySelector('.share-card')!;
+      return replays.compareDocumentPosition(share) & Node.DOCUMENT_POSITION_FOLLOWING;
+    });
+    expect(order).toBeTruthy();
+    await shoot(listener, 'polish-station-off-air-replay');
+    await latest.getByTestId('latest-replay-play').click();
+    await listener.waitForURL(`**/${owner.username}/night-owls/replays/${rec!.id}`);
+    await listener.getByTestId('replay-audio').waitFor();
+    expect(listenerProblems).toEqual([]);
+    await listener.close();
+  }, 60_000);
 
   it('replay page of an unknown or unpublished recording says it is not found', async () => {
     const [rec] = await api<Recording[]>(`/api/stations/${stationId}/recordings`);

@@ -108,6 +108,18 @@ export class PlayerApi {
     return (await res.json()) as Station;
   }
 
+  /**
+   * Whether this page's site may play the station (the owner's allowed domains), asked before Play
+   * is offered. The join decides in the end: an unclear answer counts as yes.
+   */
+  async playable(stationId: string, signal?: AbortSignal): Promise<boolean> {
+    const res = await request(
+      `${this.base}/api/stations/${encodeURIComponent(stationId)}/playable`,
+      { signal, headers: { Accept: 'application/json' } },
+    );
+    return ((await res.json()) as { allowed?: unknown }).allowed !== false;
+  }
+
   async join(stationId: string, signal?: AbortSignal): Promise<JoinStationResponse> {
     const res = await request(`${this.base}/api/joinStationAsReceiver`, {
       method: 'POST',

@@ -1,4 +1,4 @@
-import { PlayerErrorTag } from './api.js';
+import { PlayerApi, PlayerErrorTag } from './api.js';
 import {
   type Theme,
   normalizeTheme,
@@ -8,6 +8,7 @@ import {
   trimBase,
 } from './attributes.js';
 import { ListeningClient } from './client.js';
+import { OFF_AIR, broadcasterLabel } from './labels.js';
 import { claimMediaSession, releaseMediaSession, updateMediaSession } from './media-session.js';
 import { applyStyles } from './styles.js';
 import type { PlayerState, StationRef } from './types.js';
@@ -136,6 +137,7 @@ interface Parts {
   mute: HTMLButtonElement;
   muteIcon: SVGPathElement;
   volume: HTMLInputElement;
+  controls: HTMLDivElement;
   audio: HTMLAudioElement;
 }
 
@@ -163,6 +165,8 @@ export class RadioPlayerElement extends Base {
   private client: ListeningClient | null = null;
   private clientBase = '';
   private ref: StationRef | null = null;
+  /** The station's answer to "may this site play it?" (`null` while asking), asked once per station. */
+  private playableHere: { id: string; allowed: boolean | null } | null = null;
   private readonly onPageHide = () => {
     this.resumeOnShow = this.client?.playing ?? false;
     this.client?.leaveOnUnload();
@@ -200,11 +204,17 @@ export class RadioPlayerElement extends Base {
   }
   /** The listening state (see ListeningClient). */
   get state(): PlayerState {
-    return this.client?.state ?? 'idle';
+    return this.refusedHere() ? 'not-allowed' : (this.client?.state ?? 'idle');
+  }
+
+  /** The site asked and was told it may not play this station. */
+  private refusedHere(): boolean {
+    const id = this.client?.station?.id;
+    return !!id && this.playableHere?.id === id && this.playableHere.allowed === false;
   }
 
   play(): void {
-    this.client?.play();
+    if (!this.refusedHere()) this.client?.play();
   }
   pause(): void {
     this.client?.pause();
@@ -272,9 +282,27 @@ export class RadioPlayerElement extends Base {
       this.render();
       this.dispatchEvent(new CustomEvent('statechange', { detail: { state } }));
     });
-    client.on('station', () => this.render());
+    client.on('station', () => {
+      this.checkPlayable();
+      this.render();
+    });
     client.on('transport', () => this.render());
     client.start();
+  }
+
+  /** Asks whether this site may play the station before Play is offered (a refusal shows no Play). */
+  private checkPlayable(): void {
+    const id = this.client?.station?.id;
+    if (!id || this.playableHere?.id === id) return;
+    const asked = { id, allowed: null as boolean | null };
+    this.playableHere = asked;
+    void new PlayerApi(this.clientBase)
+      .playable(id)
+      .catch(() => true)
+      .then((allowed) => {
+        asked.allowed = allowed;
+        if (this.playableHere === asked) this.render();
+      });
   }
 
   private disconnectClient(): void {
@@ -297,7 +325,7 @@ export class RadioPlayerElement extends Base {
     const mutePath = icon(ICONS.volume);
     const parts: Parts = {
       card: h('div', { class: 'card dark', part: 'container', role: 'region' }),
-      badgeText: h('span', {}, 'Offline'),
+      badgeText: h('span', {}, '…'),
       count: h('span', { class: 'count', hidden: '' }),
       countText: h('span'),
       countLabel: h('span', { class: 'sr' }),
@@ -336,7 +364,9 @@ export class RadioPlayerElement extends Base {
         'aria-label': 'Volume',
       }),
       audio: h('audio', { preload: 'none' }),
+      controls: h('div', { class: 'controls', part: 'controls' }),
     };
+    parts.controls.append(parts.play, parts.mute, parts.volume);
     parts.play.append(parts.playLabel);
     parts.count.append(icon(ICONS.person), parts.countText, parts.countLabel);
     parts.np.append(h('p', { class: 'np-label' }, 'Now playing'), parts.track, parts.artist);
@@ -349,7 +379,7 @@ export class RadioPlayerElement extends Base {
       ),
       h('div', { class: 'main' }, parts.name, parts.by, parts.np),
       parts.message,
-      h('div', { class: 'controls', part: 'controls' }, parts.play, parts.mute, parts.volume),
+      parts.controls,
       parts.audio,
     );
     root.append(parts.card);
@@ -388,7 +418,9 @@ export class RadioPlayerElement extends Base {
     if (!p) return;
     const client = this.client;
     const station = client?.station ?? null;
-    const state: PlayerState = client?.state ?? 'idle';
+    const asked = this.playableHere?.id === station?.id ? this.playableHere : null;
+    // Refused here (asked up front, or by the join): the message, and no control that cannot work.
+    const state: PlayerState = this.state;
     const ref = this.ref;
     const stationLive = station?.status === 'live';
     const stationReconnecting = station?.status === 'reconnecting';
@@ -405,15 +437,7 @@ export class RadioPlayerElement extends Base {
     p.card.classList.toggle('waiting', stationReconnecting);
     setText(
       p.badgeText,
-      stationLive
-        ? 'Live'
-        : stationReconnecting
-          ? 'Reconnecting'
-          : station?.status === 'ended'
-            ? 'Ended'
-            : station
-              ? 'Offline'
-              : '…',
+      stationLive ? 'Live' : stationReconnecting ? 'Reconnecting' : station ? OFF_AIR : '…',
     );
 
     // Station name and link.
@@ -421,7 +445,7 @@ export class RadioPlayerElement extends Base {
     setText(p.name, displayName);
     if (ref) p.name.href = stationPageUrl(this.clientBase || location.origin, ref);
     else p.name.removeAttribute('href');
-    setText(p.by, station ? `by ${station.broadcaster.name || station.broadcaster.username}` : '');
+    setText(p.by, station ? `by ${broadcasterLabel(station.broadcaster)}` : '');
 
     // Listener count.
     if (station) {
@@ -452,6 +476,9 @@ export class RadioPlayerElement extends Base {
     );
     p.playLabel.hidden = state !== 'blocked';
     p.play.disabled = !client || state === 'error' || state === 'not-allowed';
+    // No controls once refused (`.not-allowed .controls` in the styles).
+    // Play is offered once the site is known to be allowed (the controls keep their place meanwhile).
+    p.card.classList.toggle('checking', !!station && asked?.allowed === null);
     this.renderVolume();
 
     if (client) updateMediaSession(this, station, state === 'live');

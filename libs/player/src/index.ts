@@ -20,6 +20,7 @@ export {
   stationPageUrl,
   type Theme,
 } from './attributes.js';
+export { OFF_AIR, broadcasterLabel } from './labels.js';
 export { connectWhep, type ReceiverSession, type SessionState } from './whep.js';
 export type {
   IceServer,

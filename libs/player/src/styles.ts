@@ -27,6 +27,8 @@ a.name:hover{text-decoration:underline}
 .artist{margin:0;color:var(--muted);white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .message{margin:0;min-height:1.4em;color:var(--muted);font-size:.95em}
 .error .message,.not-allowed .message{color:var(--fg);font-weight:600}
+.not-allowed .controls{display:none}
+.checking .controls{visibility:hidden}
 .controls{display:flex;align-items:center;gap:10px;flex:none}
 button{font:inherit;color:inherit;cursor:pointer;border:0;background:none;display:inline-flex;align-items:center;justify-content:center;border-radius:999px}
 button:disabled{cursor:not-allowed;opacity:.45}

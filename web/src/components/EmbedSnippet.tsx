@@ -1,5 +1,6 @@
 import { siteOrigin } from '../lib/site';
 import { CopyButton } from './CopyButton';
+import { UrlText } from './UrlText';
 import './content.css';
 
 /** The two-line embed code with this site's own origin: wrapped to fit, one button copies both. */
@@ -15,7 +16,9 @@ export function EmbedSnippet({
   return (
     <div className="snippet">
       <pre className="snippet-code" aria-label="Embed code" data-testid="embed-snippet">
-        <code>{code}</code>
+        <code>
+          <UrlText url={code} />
+        </code>
       </pre>
       <div className="snippet-actions">
         <CopyButton text={code} label="Copy both lines" data-testid="embed-snippet-copy" />

@@ -2,7 +2,6 @@ import type { Station } from '@radiobroadcaster/contracts';
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { isApiStatus } from '../lib/api-error';
-import { isDemoStationId } from '../lib/demo';
 import { useStationUpdates } from '../lib/socket';
 import { stationQueries } from '../queries/station.queries';
 
@@ -12,7 +11,7 @@ import { stationQueries } from '../queries/station.queries';
  */
 export function useLiveStationState(initial: Station): { station: Station; gone: boolean } {
   const { data, error } = useQuery({ ...stationQueries.detail(initial.id), initialData: initial });
-  useStationUpdates(initial.id, !isDemoStationId(initial.id));
+  useStationUpdates(initial.id);
   return { station: data, gone: isApiStatus(error, 404) };
 }
 

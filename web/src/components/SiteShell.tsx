@@ -52,9 +52,26 @@ function SiteHeader() {
               <AccountMenu username={user.username} />
             </>
           ) : (
-            <Link to="/signin" className="btn btn-primary btn-sm" data-testid="nav-signin">
-              Sign in
-            </Link>
+            <>
+              <Link
+                to="/signin"
+                search={{ mode: 'signin' }}
+                className="nav-link"
+                activeOptions={{ includeSearch: true }}
+                activeProps={{ 'aria-current': 'page' }}
+                data-testid="nav-signin"
+              >
+                Sign in
+              </Link>
+              <Link
+                to="/signin"
+                search={{ mode: 'signup' }}
+                className="btn btn-primary btn-sm"
+                data-testid="nav-signup"
+              >
+                Sign up
+              </Link>
+            </>
           )}
         </nav>
       </div>

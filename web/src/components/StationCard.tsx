@@ -1,4 +1,5 @@
 import type { Station } from '@radiobroadcaster/contracts';
+import { broadcasterLabel } from '@radiobroadcaster/player';
 import { Link } from '@tanstack/react-router';
 import { StationArt } from './StationArt';
 import { StatusBadge, listenerLabel } from './StationView';
@@ -15,7 +16,7 @@ export function StationCard({ station }: { station: Station }) {
         <StationArt station={station} size="sm" />
         <div className="station-card-title">
           <h2 className="station-card-name">{station.name}</h2>
-          <p className="muted small">@{station.broadcaster.username}</p>
+          <p className="muted small">{broadcasterLabel(station.broadcaster)}</p>
         </div>
       </div>
       <div className="station-top">

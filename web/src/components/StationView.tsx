@@ -1,12 +1,20 @@
-import { PRODUCT_NAME, type Station } from '@radiobroadcaster/contracts';
+import { PRODUCT_NAME, type Recording, type Station } from '@radiobroadcaster/contracts';
+import { OFF_AIR, broadcasterLabel } from '@radiobroadcaster/player';
 import { stationDescription } from '../lib/seo';
 import { siteOrigin } from '../lib/site';
 import { CopyButton } from './CopyButton';
 import { EmbedSnippet } from './EmbedSnippet';
 import { StreamUrl } from './StreamUrl';
+import { UrlText } from './UrlText';
 import { Avatar, StationArt } from './StationArt';
+import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useId } from 'react';
+import { isDemoStationId } from '../lib/demo';
+import { formatAgo } from '../lib/time';
+import { recordingQueries } from '../queries/recordings.queries';
+import { LoadError } from './LoadError';
+import { formatDuration, formatWhen, ReplayList } from './Replays';
 import { usePlayback } from '../lib/use-playback';
 import { HeadphonesIcon, PlayIcon, StopIcon, VolumeIcon } from './icons';
 
@@ -19,11 +27,12 @@ export function isOnAir(station: Station): boolean {
   return station.isActive && (station.status === 'live' || station.status === 'reconnecting');
 }
 
+/** One word for not live: the API's `offline` (before a first broadcast) and `ended` read the same. */
 const STATUS_TEXT: Record<Station['status'], string> = {
   live: 'Live',
   reconnecting: 'Reconnecting…',
-  offline: 'Offline',
-  ended: 'Ended',
+  offline: OFF_AIR,
+  ended: OFF_AIR,
 };
 
 export function StatusBadge({ station }: { station: Station }) {
@@ -104,14 +113,18 @@ const STATE_TEXT: Record<string, string> = {
   offline: 'Waiting for the station to go live',
   error: 'Cannot play this station',
   blocked: 'The browser blocked audio: press Play',
-  'not-allowed': 'This station cannot be played on this site',
+  'not-allowed': "This station can't be played on this site.",
 };
 
-/** Play/stop, volume and the hidden audio element that carries the station. */
+/**
+ * Play/stop, volume and the hidden audio element that carries the station. Off air there is no
+ * big Play (it could only wait): a plain "Listen when it goes live" starts the same wait instead.
+ */
 export function PlayerControls({ station }: { station: Station }) {
   const playback = usePlayback(station);
   const { audioRef, state, viaHttp, wanted, errorText, play, stop } = playback;
   const waiting = station.status === 'reconnecting' && state === 'live';
+  const offAir = !isOnAir(station) && !isDemoStationId(station.id);
   const label =
     waiting && wanted
       ? 'Reconnecting…'
@@ -121,21 +134,26 @@ export function PlayerControls({ station }: { station: Station }) {
           ? 'Waiting…'
           : wanted
             ? 'Stop'
-            : 'Play';
+            : offAir
+              ? 'Listen when it goes live'
+              : 'Play';
   return (
     <div className="player-wrap">
-      <div className="player" data-testid="player" data-state={state}>
+      <div className="player" data-testid="player" data-state={state} data-off-air={offAir}>
         <button
           type="button"
-          className={`play-btn ${wanted ? 'is-playing' : ''}`}
+          className={
+            offAir ? `btn${wanted ? ' is-playing' : ''}` : `play-btn ${wanted ? 'is-playing' : ''}`
+          }
           onClick={() => (wanted ? stop() : play())}
-          aria-label={wanted ? `Stop ${station.name}` : `Play ${station.name}`}
+          // Off air and idle, its visible words are its name.
+          aria-label={wanted ? `Stop ${station.name}` : offAir ? undefined : `Play ${station.name}`}
           data-testid="play-button"
         >
-          {wanted ? <StopIcon /> : <PlayIcon />}
+          {offAir && !wanted ? null : wanted ? <StopIcon /> : <PlayIcon />}
           <span className="play-label">{label}</span>
         </button>
-        <VolumeControl playback={playback} />
+        {offAir && !wanted ? null : <VolumeControl playback={playback} />}
         <audio ref={audioRef} data-testid="station-audio" />
       </div>
       <p
@@ -211,7 +229,7 @@ export function StationGone({ station }: { station: Station }) {
       </p>
       <p className="small">
         <Link to="/$username" params={{ username }}>
-          Other stations by @{username}
+          Other stations by {broadcasterLabel(station.broadcaster)}
         </Link>{' '}
         · <Link to="/">Discover live stations</Link>
       </p>
@@ -219,15 +237,89 @@ export function StationGone({ station }: { station: Station }) {
   );
 }
 
+/**
+ * The station's published replays, newest first (loaded after the station: the player comes
+ * first). The owner's list holds unpublished and unfinished ones too; the page shows what anyone hears.
+ */
+function usePublishedReplays(station: Station, enabled: boolean) {
+  return useQuery({
+    ...recordingQueries.list(station.id),
+    enabled: enabled && !isDemoStationId(station.id),
+    meta: { errorToast: false },
+    select: (list: Recording[]) => list.filter((r) => r.published && r.status !== 'recording'),
+  });
+}
+
+/**
+ * Off air: when the station was last live (its last start, or its latest replay's if later), or
+ * that it has not been on air yet.
+ */
+function LastLive({ station, latest }: { station: Station; latest: Recording | undefined }) {
+  const at = [station.lastActiveAt, latest?.startedAt]
+    .filter((t): t is string => !!t)
+    .sort()
+    .pop();
+  return (
+    <p className="last-live" data-testid="station-last-live">
+      {at ? (
+        <>
+          Last live{' '}
+          <time dateTime={at} title={formatWhen(at)}>
+            {formatAgo(at)}
+          </time>
+          .
+        </>
+      ) : (
+        'Not on air yet.'
+      )}
+    </p>
+  );
+}
+
+/** Off air, the one thing that plays: the latest published replay, first. */
+function LatestReplay({
+  recording,
+  username,
+  slug,
+  stationName,
+}: {
+  recording: Recording;
+  username: string;
+  slug: string;
+  stationName: string;
+}) {
+  return (
+    <div className="latest-replay" data-testid="latest-replay">
+      <p className="eyebrow">Latest replay</p>
+      <p className="latest-replay-title">{recording.title}</p>
+      <p className="muted small">
+        <time dateTime={recording.startedAt}>{formatWhen(recording.startedAt)}</time> ·{' '}
+        {formatDuration(recording.durationSeconds)}
+      </p>
+      <Link
+        to="/$username/$stationSlug/replays/$recordingId"
+        params={{ username, stationSlug: slug, recordingId: recording.id }}
+        className="play-btn"
+        aria-label={`Play the replay: ${recording.title} (${stationName})`}
+        data-testid="latest-replay-play"
+      >
+        <PlayIcon />
+        <span className="play-label">Play the replay</span>
+      </Link>
+    </div>
+  );
+}
+
 export function StationView({ station, gone = false }: { station: Station; gone?: boolean }) {
   const username = station.broadcaster.username;
+  const replays = usePublishedReplays(station, !gone);
   const by = (
     <p className="muted station-by">
       <Avatar user={station.broadcaster} size={28} />
       <span>
         by{' '}
         <Link to="/$username" params={{ username }} data-testid="station-broadcaster">
-          @{username}
+          {broadcasterLabel(station.broadcaster)}
         </Link>
       </span>
     </p>
@@ -242,6 +334,8 @@ export function StationView({ station, gone = false }: { station: Station; gone?
       </article>
     );
   }
+  const offAir = !isOnAir(station) && !isDemoStationId(station.id);
+  const latest = replays.data?.[0];
   return (
     <article className="station-page" data-testid="station" data-station-id={station.id}>
       <div className="station-hero card">
@@ -252,10 +346,35 @@ export function StationView({ station, gone = false }: { station: Station; gone?
             {station.name}
           </h1>
           {by}
-          <NowPlayingView station={station} />
+          {offAir ? (
+            <>
+              <LastLive station={station} latest={latest} />
+              {station.nowPlaying ? <NowPlayingView station={station} /> : null}
+              {latest ? (
+                <LatestReplay
+                  recording={latest}
+                  username={username}
+                  slug={station.slug}
+                  stationName={station.name}
+                />
+              ) : null}
+            </>
+          ) : (
+            <NowPlayingView station={station} />
+          )}
           <PlayerControls station={station} />
         </div>
       </div>
+      {replays.isError ? (
+        <LoadError
+          what="the replays"
+          error={replays.error}
+          onRetry={() => void replays.refetch()}
+          retrying={replays.isFetching}
+        />
+      ) : (
+        <ReplayList recordings={replays.data ?? []} username={username} slug={station.slug} />
+      )}
       <div className="station-columns">
         {station.description || station.schedule ? (
           <section className="card" aria-labelledby="about-station">
@@ -291,7 +410,7 @@ function StationShare({ station }: { station: Station }) {
       <h2 id="share-station">Share</h2>
       <div className="share-row">
         <code className="share-url" data-testid="share-url">
-          {url}
+          <UrlText url={url} />
         </code>
         <CopyButton text={url} label="Copy link" data-testid="share-copy-link" />
         {canShare ? (

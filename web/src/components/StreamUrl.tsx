@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { siteOrigin } from '../lib/site';
 import { CopyButton } from './CopyButton';
+import { UrlText } from './UrlText';
 
 /** The station's endless HTTP stream (`/listen/{username}/{slug}.ogg`) and its playlists. */
 export function streamUrls(username: string, slug: string) {
@@ -55,7 +56,7 @@ export function StreamUrl({
       </p>
       <div className="share-row">
         <code className="share-url" data-testid="stream-url">
-          {urls.ogg}
+          <UrlText url={urls.ogg} />
         </code>
         <CopyButton text={urls.ogg} label="Copy stream URL" data-testid="stream-url-copy" />
       </div>

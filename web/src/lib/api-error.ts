@@ -26,7 +26,16 @@ export class ApiError extends Error {
   }
 }
 
-/** The request never got an answer (offline, DNS, connection refused). */
+/**
+ * The one wording for a request that got no answer, on screen and in toasts (the spec's toast
+ * texts; the player says the same).
+ */
+export const NETWORK_ERROR_TEXT = {
+  title: 'Connection failed',
+  description: 'Please check your internet connection and try again.',
+} as const;
+
+/** The request never got an answer (offline, DNS, connection refused, no answer in time). */
 export class NetworkError extends Error {
   override readonly name = 'NetworkError';
   readonly tag = ErrorTag.NetworkError;
@@ -92,7 +101,9 @@ export function errorMessage(err: unknown): string {
     if (err.status >= 500) return 'Something went wrong on our side. Please try again in a moment.';
     return err.serverMessage ?? err.message;
   }
-  if (err instanceof NetworkError) return 'Could not reach the server. Check your connection.';
+  if (err instanceof NetworkError) {
+    return `${NETWORK_ERROR_TEXT.title}. ${NETWORK_ERROR_TEXT.description}`;
+  }
   if (err instanceof Error && err.message) return err.message;
   if (typeof err === 'string' && err) return err;
   return 'Unknown error';

@@ -27,6 +27,12 @@ import { ApiError, NetworkError } from './api-error';
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /**
+ * A read with no answer after this long fails as a network error (its page shows the error and a
+ * Retry) instead of loading forever. Writes are never cut off: they may have reached the server.
+ */
+export const API_READ_TIMEOUT_MS = 20_000;
+
+/**
  * The one fetch wrapper: same origin, cookies included, JSON content type on every call, and any
  * non-OK response turned into an {@link ApiError}.
  */
@@ -45,6 +51,7 @@ export async function apiFetch<T>(
       credentials: 'include',
       headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
+      signal: method === 'GET' ? AbortSignal.timeout(API_READ_TIMEOUT_MS) : undefined,
     });
   } catch (cause) {
     throw new NetworkError(cause);

@@ -21,15 +21,15 @@ export async function requireSession(queryClient: QueryClient): Promise<SessionR
 }
 
 /**
- * Pages a visitor may arrive at without an account (the studio): signed out, they go to sign-up
- * and come back after.
+ * Pages a visitor may arrive at without a session (the studio): signed out, they go to Sign in
+ * (which links to creating an account) and come back after.
  */
-export async function requireSessionOrSignUp(
+export async function requireSessionOrSignIn(
   queryClient: QueryClient,
   returnTo: string,
 ): Promise<SessionResponse> {
   const session = await queryClient.ensureQueryData(sessionQueryOptions());
-  if (!session) throw redirect({ to: '/signin', search: { mode: 'signup', redirect: returnTo } });
+  if (!session) throw redirect({ to: '/signin', search: { redirect: returnTo } });
   return session;
 }
 

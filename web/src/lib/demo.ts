@@ -8,8 +8,10 @@ import {
 } from '@radiobroadcaster/contracts';
 
 /**
- * The demo pair is served from built-in data with no call. The server publishes the demo station
- * itself (same id): Play listens to it live, or to a generated chord where the server does not.
+ * The demo pair's built-in data: what the `/embed/…` loader serves with no call (the spec's rule),
+ * and what the site shows where the server does not run the demo. The server publishes the demo
+ * station itself (same id), so the site's pages show it as it is (now playing, listeners): Play
+ * listens to it live, or to a generated chord where the server does not run it.
  */
 export const DEMO_STATION: Station = {
   id: DEMO_STATION_ID,

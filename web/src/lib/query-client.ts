@@ -1,5 +1,5 @@
 import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
-import { isClientError } from './api-error';
+import { isApiStatus, isClientError } from './api-error';
 import { showErrorToast } from './toasts';
 
 declare module '@tanstack/react-query' {
@@ -9,6 +9,8 @@ declare module '@tanstack/react-query' {
       errorTitle?: string;
       /** false: never toast for this query. */
       errorToast?: boolean;
+      /** The page itself says when this answers 404 (a deleted station): no toast for that. */
+      notFoundInPage?: boolean;
     };
     mutationMeta: {
       /** Toast title used when the error tag has no title of its own. */
@@ -35,6 +37,7 @@ export function createQueryClient(): QueryClient {
       onError: (error, query) => {
         // Pages show a failed first load themselves; toasts are for background refreshes.
         if (query.meta?.errorToast === false || query.state.data === undefined) return;
+        if (query.meta?.notFoundInPage && isApiStatus(error, 404)) return;
         showErrorToast(error, query.meta?.errorTitle);
       },
     }),

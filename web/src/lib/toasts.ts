@@ -1,6 +1,6 @@
 import { ErrorTag } from '@radiobroadcaster/contracts';
 import { toast } from 'sonner';
-import { errorMessage, errorTag } from './api-error';
+import { errorMessage, errorTag, NETWORK_ERROR_TEXT } from './api-error';
 
 export interface ToastContent {
   title: string;
@@ -21,10 +21,7 @@ export function toastContentFor(err: unknown, title?: string): ToastContent {
         description: 'This station is not currently broadcasting.',
       };
     case ErrorTag.NetworkError:
-      return {
-        title: 'Connection failed',
-        description: 'Please check your internet connection and try again.',
-      };
+      return { ...NETWORK_ERROR_TEXT };
     case ErrorTag.Unauthorized:
       return {
         title: 'Authentication required',

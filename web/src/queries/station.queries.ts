@@ -16,23 +16,55 @@ export const stationKeys = {
     ['stations', 'by-slug', username.toLowerCase(), slug.toLowerCase()] as const,
   byUser: (username: string) => ['users', username.toLowerCase(), 'stations'] as const,
   discover: () => ['stations', 'discover'] as const,
+  embed: (username: string, slug: string) =>
+    ['stations', 'embed', username.toLowerCase(), slug.toLowerCase()] as const,
 };
+
+/**
+ * The demo station as the server has it (live, its real now playing and listeners); the built-in
+ * data only where the server does not run the demo (`DEMO_STATION=false`: it answers 404).
+ */
+async function demoFromServer(load: () => Promise<Station>): Promise<Station> {
+  try {
+    return await load();
+  } catch (err) {
+    if (isApiStatus(err, 404)) return DEMO_STATION;
+    throw err;
+  }
+}
 
 export const stationQueries = {
   detail: (stationId: string) =>
     queryOptions({
       queryKey: stationKeys.detail(stationId),
       queryFn: () =>
-        isDemoStationId(stationId) ? Promise.resolve(DEMO_STATION) : api.stations.get(stationId),
+        isDemoStationId(stationId)
+          ? demoFromServer(() => api.stations.get(stationId))
+          : api.stations.get(stationId),
       staleTime: 0,
-      // A deleted station (404) is not asked about again.
+      // A deleted station (404) is not asked about again, nor a demo the server does not run.
       refetchInterval: (query) =>
-        isDemoStationId(stationId) || isApiStatus(query.state.error, 404) ? false : STATION_POLL_MS,
+        query.state.data === DEMO_STATION || isApiStatus(query.state.error, 404)
+          ? false
+          : STATION_POLL_MS,
       refetchIntervalInBackground: true,
+      // A deleted station's page says so in place of its player.
+      meta: { notFoundInPage: true },
     }),
+  /** The station pages (and replays): the demo too comes from the server, live. */
   bySlug: (username: string, slug: string) =>
     queryOptions({
       queryKey: stationKeys.bySlug(username, slug),
+      queryFn: () => {
+        const load = () => api.users.getStationByUsernameAndSlug(username, slug);
+        return isDemoPair(username, slug) ? demoFromServer(load) : load();
+      },
+      staleTime: STATION_LOADER_STALE_MS,
+    }),
+  /** The `/embed/…` loader: the demo pair is served from built-in data with no call (the spec's rule). */
+  embedBySlug: (username: string, slug: string) =>
+    queryOptions({
+      queryKey: stationKeys.embed(username, slug),
       queryFn: () =>
         isDemoPair(username, slug)
           ? Promise.resolve(DEMO_STATION)

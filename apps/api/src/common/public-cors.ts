@@ -1,14 +1,16 @@
 import type { NextFunction, Request, Response } from 'express';
 
 /**
- * The calls `<radio-player>` makes from other sites: public station reads and the join. Any
- * origin, never credentials (the player sends no cookies), so a page cannot act as the user.
+ * The calls `<radio-player>` makes from other sites: public station reads, whether it may play
+ * there, and the join. Any origin, never credentials (the player sends no cookies), so a page
+ * cannot act as the user.
  * Which sites may actually play is decided by the join (allowed domains), not by CORS.
  */
 const PUBLIC_PATHS = [
   /^\/api\/stations\/[^/]+\/?$/,
   /^\/api\/users\/[^/]+\/stations(\/[^/]+)?\/?$/,
   /^\/api\/joinStationAsReceiver\/?$/,
+  /^\/api\/stations\/[^/]+\/playable\/?$/,
 ];
 
 export function publicCors(req: Request, res: Response, next: NextFunction): void {

@@ -1,6 +1,10 @@
-import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { JoinStationRequest, type JoinStationResponse } from '@radiobroadcaster/contracts';
+import {
+  JoinStationRequest,
+  type JoinStationResponse,
+  StationId,
+} from '@radiobroadcaster/contracts';
 import type { Request } from 'express';
 import { publicBaseUrl } from '../common/request-origin.js';
 import { ZodPipe } from '../common/zod.pipe.js';
@@ -28,5 +32,20 @@ export class JoinController {
     @Req() req: Request,
   ): Promise<JoinStationResponse> {
     return this.media.join(body.stationId, callerOf(req), publicBaseUrl(req, this.config));
+  }
+
+  @Get('stations/:id/playable')
+  // The answer depends on the asking page's Origin: never cached, by anyone.
+  @Header('Cache-Control', 'private, no-store')
+  @Header('Vary', 'Origin')
+  @ApiOperation({
+    summary:
+      "Whether the calling page's Origin may play this station (its owner's allowed domains), asked before offering Play",
+  })
+  async playable(
+    @Param('id', new ZodPipe(StationId)) id: string,
+    @Req() req: Request,
+  ): Promise<{ allowed: boolean }> {
+    return { allowed: await this.media.playableFrom(id, callerOf(req).origin) };
   }
 }

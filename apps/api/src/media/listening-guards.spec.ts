@@ -94,6 +94,35 @@ describe('listening guards (join + WHEP over HTTP)', () => {
     await join({ Origin: 'null' }).expect(200);
   });
 
+  it('answers whether the asking page may play, live or not, before any join (never cached)', async () => {
+    const playable = (origin?: string) => {
+      const r = request(t.url).get(`/api/stations/${stationId}/playable`);
+      return origin ? r.set('Origin', origin) : r;
+    };
+    // No list: any site.
+    expect((await playable('https://elsewhere.example').expect(200)).body).toEqual({
+      allowed: true,
+    });
+    await domains.add('radio.example.com');
+    try {
+      const refused = await playable('https://elsewhere.example').expect(200);
+      expect(refused.body).toEqual({ allowed: false });
+      // Readable from the foreign page itself, and never kept for another origin.
+      expect(refused.headers['access-control-allow-origin']).toBe('*');
+      expect(refused.headers['cache-control']).toBe('private, no-store');
+      expect(refused.headers['vary']).toMatch(/Origin/);
+      expect((await playable('null').expect(200)).body).toEqual({ allowed: false });
+      expect((await playable(SITE).expect(200)).body).toEqual({ allowed: true });
+      // The product's own pages (no Origin on a same-origin GET) may always play.
+      expect((await playable().expect(200)).body).toEqual({ allowed: true });
+    } finally {
+      await domains.remove('radio.example.com');
+    }
+    await request(t.url)
+      .get('/api/stations/3f1c2a4e-1111-4222-8333-444455556666/playable')
+      .expect(404);
+  });
+
   it('binds a listener token to the Origin it was issued to, or to no Origin', async () => {
     const plain = (await join().expect(200)).body as JoinStationResponse;
     const withOrigin = await whep({ Origin: SITE, Authorization: `Bearer ${plain.token}` });

@@ -226,6 +226,15 @@ export class MediaService implements OnModuleInit, OnModuleDestroy {
     };
   }
 
+  /**
+   * Whether a page on `origin` may play this station, live or not: `<radio-player>` asks before it
+   * offers Play, so a refused site never shows a control that cannot work. The join decides anyway.
+   */
+  async playableFrom(stationId: string, origin: string | null): Promise<boolean> {
+    const station = await this.stations.entity(stationId);
+    return this.domains.originAllowed(station.broadcasterId, origin, this.config.trustedOrigins);
+  }
+
   async listen(
     stationId: string,
     bearer: string | null,

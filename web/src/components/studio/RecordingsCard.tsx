@@ -72,11 +72,11 @@ export function RecordingsCard({ station }: { station: Station }) {
 
   return (
     <section className="card" aria-labelledby="recordings-title" data-testid="studio-recordings">
-      <h2 id="recordings-title">Recordings</h2>
+      <h2 id="recordings-title">Replays</h2>
       <p className="muted small">
-        Off unless you turn it on: everyone you put on air is recorded too (ask your guests first),
-        and recordings take disk space. When on, each broadcast is saved as Ogg/Opus and published
-        as a replay on your station page when it ends; unpublish any of them below.
+        Recording is off unless you turn it on: everyone you put on air is recorded too (ask your
+        guests first), and replays take disk space. When on, each broadcast is saved as Ogg/Opus and
+        published as a replay on your station page when it ends; unpublish any of them below.
       </p>
       {latest?.status === 'failed' && latest.error ? (
         <p className="notice notice-warn" role="alert" data-testid="recording-problem">
@@ -101,7 +101,7 @@ export function RecordingsCard({ station }: { station: Station }) {
             Record my broadcasts
           </label>
           <SelectField
-            label="Old recordings"
+            label="Old replays"
             value={s.retentionDays === null ? '' : String(s.retentionDays)}
             disabled={save.isPending}
             onChange={(e) =>
@@ -124,10 +124,10 @@ export function RecordingsCard({ station }: { station: Station }) {
       )}
       {list.isSuccess && recordings.length === 0 ? (
         <p className="muted small" data-testid="recordings-empty">
-          No recordings yet.
+          No replays yet.
         </p>
       ) : (
-        <ul className="list recordings-list" aria-label="Recordings">
+        <ul className="list recordings-list" aria-label="Replays">
           {recordings.map((r) => (
             <RecordingRow key={r.id} recording={r} station={station} />
           ))}
@@ -156,7 +156,7 @@ function RecordingRow({ recording: r, station }: { recording: Recording; station
       await refresh();
       toast.success(
         req.published === undefined
-          ? 'Recording renamed'
+          ? 'Replay renamed'
           : next.published
             ? 'Replay published'
             : 'Replay unpublished',
@@ -166,11 +166,11 @@ function RecordingRow({ recording: r, station }: { recording: Recording; station
   });
   const remove = useMutation({
     mutationFn: () => audienceApi.recordings.remove(r.id),
-    meta: { errorTitle: 'Could not delete the recording' },
+    meta: { errorTitle: 'Could not delete the replay' },
     onSuccess: async () => {
       setConfirming(false);
       await refresh();
-      toast.success('Recording deleted', { description: r.title });
+      toast.success('Replay deleted', { description: r.title });
     },
   });
   const status = STATUS[r.status];
@@ -274,7 +274,7 @@ function RecordingRow({ recording: r, station }: { recording: Recording; station
       <ConfirmDialog
         open={confirming}
         title={`Delete “${r.title}”?`}
-        confirmLabel="Delete recording"
+        confirmLabel="Delete replay"
         pendingLabel="Deleting…"
         pending={remove.isPending}
         onConfirm={() => remove.mutate()}
@@ -282,7 +282,7 @@ function RecordingRow({ recording: r, station }: { recording: Recording; station
         returnFocus={() => document.querySelector<HTMLElement>('#recordings-title')}
         data-testid="recording-delete-dialog"
       >
-        <p>The file is deleted and its replay page stops working. This cannot be undone.</p>
+        <p>The file is deleted and the replay's page stops working. This cannot be undone.</p>
       </ConfirmDialog>
     </li>
   );

@@ -27,8 +27,8 @@ function AboutPage() {
       <h2>For broadcasters</h2>
       <ul>
         <li>
-          Go live from the Mac app, from the browser <Link to="/studio">studio</Link>, or with any
-          WHIP encoder (OBS, ffmpeg, GStreamer).
+          Go live from the <Link to="/studio">studio</Link> in your browser, on a Mac or any other
+          computer, or with any WHIP encoder (OBS, ffmpeg, GStreamer).
         </li>
         <li>
           Every station gets a public address: <code>username/station-slug</code>.

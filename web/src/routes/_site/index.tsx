@@ -7,8 +7,10 @@ import {
 import { useQuery } from '@tanstack/react-query';
 import { Link, createFileRoute } from '@tanstack/react-router';
 import { posts, tutorials } from 'virtual:rb-content-facts';
+import { LoadError } from '../../components/LoadError';
 import { StationCard } from '../../components/StationCard';
 import { pageMeta } from '../../lib/seo';
+import { sessionQueryOptions } from '../../queries/session.queries';
 import { stationQueries } from '../../queries/station.queries';
 
 export const Route = createFileRoute('/_site/')({
@@ -18,6 +20,7 @@ export const Route = createFileRoute('/_site/')({
 
 function HomePage() {
   const live = useQuery({ ...stationQueries.discover(), refetchInterval: 15_000 });
+  const signedIn = Boolean(useQuery(sessionQueryOptions()).data);
   return (
     <>
       <section className="hero">
@@ -40,18 +43,47 @@ function HomePage() {
             >
               Listen to the demo
             </Link>
-            <Link to="/studio" className="btn btn-lg">
-              Start broadcasting
-            </Link>
+            {/* Signed out, straight to creating an account (then the studio); a plain visit to
+                /studio opens Sign in instead. */}
+            {signedIn ? (
+              <Link to="/studio" className="btn btn-lg">
+                Start broadcasting
+              </Link>
+            ) : (
+              <Link
+                to="/signin"
+                search={{ mode: 'signup', redirect: '/studio' }}
+                className="btn btn-lg"
+              >
+                Start broadcasting
+              </Link>
+            )}
           </div>
         </div>
       </section>
 
       <section className="container section" aria-labelledby="live-now">
         <h2 id="live-now">Live and recent stations</h2>
-        {live.isPending ? (
-          <p className="muted">Loading stations…</p>
-        ) : live.isError || live.data.length === 0 ? (
+        {live.data && live.data.length > 0 ? (
+          <ul className="station-grid" data-testid="live-stations">
+            {live.data.map((s) => (
+              <li key={s.id}>
+                <StationCard station={s} />
+              </li>
+            ))}
+          </ul>
+        ) : live.isError || (live.isPending && live.failureCount > 0) ? (
+          // Shown from the first failure on, while the query still retries behind it.
+          <LoadError
+            what="the stations"
+            error={live.error ?? live.failureReason}
+            onRetry={() => void live.refetch()}
+          />
+        ) : live.isPending ? (
+          <p className="muted" data-testid="live-loading">
+            Loading stations…
+          </p>
+        ) : (
           <p className="muted" data-testid="live-empty">
             No public stations are on air right now. Try the{' '}
             <Link
@@ -62,14 +94,6 @@ function HomePage() {
             </Link>
             .
           </p>
-        ) : (
-          <ul className="station-grid" data-testid="live-stations">
-            {live.data.map((s) => (
-              <li key={s.id}>
-                <StationCard station={s} />
-              </li>
-            ))}
-          </ul>
         )}
       </section>
 
@@ -79,8 +103,8 @@ function HomePage() {
           <li className="card">
             <h3>Go live</h3>
             <p className="muted">
-              Use the Mac app, or the browser studio: pick a tab, a window, your screen or a
-              microphone.
+              On a Mac or any computer, open the studio in your browser: pick a tab, a window, your
+              screen or a microphone. OBS and other encoders work too.
             </p>
           </li>
           <li className="card">

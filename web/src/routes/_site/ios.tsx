@@ -31,7 +31,9 @@ function IosPage() {
       <h2>For broadcasters</h2>
       <ul>
         <li>Check which of your stations are live and who is listening.</li>
-        <li>Update the now-playing track from your phone while the Mac keeps broadcasting.</li>
+        <li>
+          Update the now-playing track from your phone while your computer keeps broadcasting.
+        </li>
       </ul>
       <p>
         Enjoying it? <a href="/review">Leave a review</a>; it helps other listeners find us.

@@ -1,7 +1,6 @@
-import { LIMITS, SignInRequest, SignUpRequest } from '@radiobroadcaster/contracts';
+import { LIMITS, PRODUCT_NAME, SignInRequest, SignUpRequest } from '@radiobroadcaster/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, createFileRoute, useNavigate, useRouter } from '@tanstack/react-router';
-import { useState } from 'react';
 import { z } from 'zod';
 import { api } from '../../lib/api';
 import {
@@ -36,12 +35,14 @@ export const Route = createFileRoute('/_site/signin')({
 type Mode = 'signin' | 'signup';
 
 function SignInPage() {
-  const { mode: initialMode, redirect } = Route.useSearch();
-  const [mode, setMode] = useState<Mode>(initialMode ?? 'signin');
+  const { mode = 'signin', redirect } = Route.useSearch();
   const session = useQuery(sessionQueryOptions());
   const queryClient = useQueryClient();
   const router = useRouter();
   const navigate = useNavigate();
+  // The tab is in the address, so the nav's Sign up and Sign in links switch it from this page too.
+  const setMode = (next: Mode) =>
+    void navigate({ to: '/signin', search: (s) => ({ ...s, mode: next }), replace: true });
   const target = safeRedirect(redirect) ?? '/studio';
 
   const afterAuth = async () => {
@@ -114,7 +115,15 @@ function SignInPage() {
         </div>
         <div id="auth-panel" role="tabpanel" aria-labelledby={`tab-${mode}`}>
           {mode === 'signin' ? (
-            <SignInForm onDone={afterAuth} />
+            <>
+              <SignInForm onDone={afterAuth} />
+              <p className="form-aside small" data-testid="signup-offer">
+                New to {PRODUCT_NAME}?{' '}
+                <Link to="/signin" search={{ redirect, mode: 'signup' }} replace>
+                  Create an account
+                </Link>
+              </p>
+            </>
           ) : (
             <SignUpForm onDone={afterSignUp} />
           )}

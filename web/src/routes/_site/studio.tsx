@@ -16,7 +16,7 @@ import { ProfilePictureCard } from '../../components/studio/ProfilePictureCard';
 import { RecordingsCard } from '../../components/studio/RecordingsCard';
 import { StationDetailsCard } from '../../components/studio/StationDetailsCard';
 import { StationHeaderCard } from '../../components/studio/StationHeaderCard';
-import { requireSessionOrSignUp } from '../../lib/auth';
+import { requireSessionOrSignIn } from '../../lib/auth';
 import { pageMeta, withSuffix } from '../../lib/seo';
 import { stationQueries } from '../../queries/station.queries';
 
@@ -26,9 +26,9 @@ const StudioSearch = z.object({
 
 export const Route = createFileRoute('/_site/studio')({
   validateSearch: StudioSearch,
-  // "Start broadcasting" without an account opens sign-up, then comes back here.
+  // Signed out, "Start broadcasting" opens Sign in (with a link to create an account), then comes back here.
   beforeLoad: async ({ context: { queryClient }, location }) => ({
-    session: await requireSessionOrSignUp(queryClient, location.href),
+    session: await requireSessionOrSignIn(queryClient, location.href),
   }),
   loader: async ({ context: { queryClient, session } }) => {
     await queryClient.ensureQueryData(stationQueries.byUser(session.user.username));

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
 import { Link, createFileRoute } from '@tanstack/react-router';
-import { AddDomainRequest } from '@radiobroadcaster/contracts';
+import { AddDomainRequest, PRODUCT_NAME } from '@radiobroadcaster/contracts';
 import { useRef } from 'react';
 import { toast } from 'sonner';
 import { AuthRequiredOrError } from '../../../components/AuthRequired';
@@ -59,8 +59,10 @@ function DomainsPage() {
       <header className="page-header">
         <p className="eyebrow">Settings</p>
         <h1>Allowed domains</h1>
-        <p className="muted">
-          Websites on these domains may play your stations in the embedded player.
+        <p className="muted" data-testid="domains-rule">
+          Websites on these domains may play your stations in the embedded player. While the list is
+          empty, any website may embed them; add a domain and only the domains listed here (and{' '}
+          {PRODUCT_NAME} itself) can.
         </p>
       </header>
 
@@ -91,7 +93,7 @@ function DomainsPage() {
       </h2>
       {domains.length === 0 ? (
         <p className="muted" data-testid="domains-empty">
-          No domains yet.
+          No domains yet, so any website may embed your player.
         </p>
       ) : (
         <ul className="list" aria-labelledby="domain-list-title" data-testid="domain-list">

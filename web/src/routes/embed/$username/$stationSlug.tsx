@@ -1,4 +1,5 @@
 import { PRODUCT_NAME, type Station } from '@radiobroadcaster/contracts';
+import { broadcasterLabel } from '@radiobroadcaster/player';
 import { Link, createFileRoute } from '@tanstack/react-router';
 import { useEffect } from 'react';
 import '@radiobroadcaster/player/register';
@@ -15,7 +16,7 @@ export const Route = createFileRoute('/embed/$username/$stationSlug')({
     EmbedSearch.parse(search),
   ...stationRoute(
     (p: { username: string; stationSlug: string }) =>
-      stationQueries.bySlug(p.username, p.stationSlug),
+      stationQueries.embedBySlug(p.username, p.stationSlug),
     { breadcrumb: false },
   ),
   component: EmbedPlayerPage,
@@ -58,13 +59,19 @@ function EmbedPlayerPage() {
       {station && refused !== null ? (
         <EmbedRefused station={station} site={refused} />
       ) : full ? (
-        // The very player the two-line embed puts on a page, filling the frame.
-        <radio-player
-          station={`${station.broadcaster.username}/${station.slug}`}
-          theme={theme}
-          api-base={location.origin}
-          data-testid="embed-player"
-        />
+        <>
+          {/* The frame's own heading, for screen readers; the player shows the name itself. */}
+          <h1 className="sr-only" data-testid="embed-heading">
+            {station.name} by {broadcasterLabel(station.broadcaster)}
+          </h1>
+          {/* The very player the two-line embed puts on a page, filling the frame. */}
+          <radio-player
+            station={`${station.broadcaster.username}/${station.slug}`}
+            theme={theme}
+            api-base={location.origin}
+            data-testid="embed-player"
+          />
+        </>
       ) : (
         <div className="embed-card embed-error" role="alert" data-testid="embed-error">
           <h1 className="embed-error-title">Station unavailable</h1>

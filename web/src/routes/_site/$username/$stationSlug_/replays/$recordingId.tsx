@@ -1,5 +1,6 @@
 import { createFileRoute, Link } from '@tanstack/react-router';
 import type { Recording, Station } from '@radiobroadcaster/contracts';
+import { broadcasterLabel } from '@radiobroadcaster/player';
 import { NotFound } from '../../../../../components/NotFound';
 import {
   formatDuration,
@@ -80,7 +81,7 @@ function ReplayPage() {
             <p className="muted">
               <time dateTime={recording.startedAt}>{formatWhen(recording.startedAt)}</time> ·{' '}
               <span data-testid="replay-duration">{formatDuration(recording.durationSeconds)}</span>{' '}
-              · by @{username}
+              · by {broadcasterLabel(station.broadcaster)}
             </p>
           </div>
         </div>
