@@ -88,7 +88,7 @@ export async function createApp(
     await adapter.connectToRedis();
     app.useWebSocketAdapter(adapter);
   }
-  app.enableShutdownHooks();
+  // Signals are main.ts's (a bounded shutdown that exits 0); a test closes its app itself.
 
   if (config.apiDocs) setUpApiDocs(app);
   return app;
