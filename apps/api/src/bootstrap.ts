@@ -21,6 +21,7 @@ import { rejectControlCharactersInPath } from './common/url-text.middleware.js';
 import type { AppConfig } from './config/config.js';
 import { RedisIoAdapter } from './realtime/redis-io.adapter.js';
 import { connectRedis } from './redis/redis-connection.js';
+import { checkDatabase } from './database/database-connection.js';
 import { publicReadRoutes } from './stations/public-reads.lane.js';
 import { IcecastIngest } from './radio/icecast-ingest.service.js';
 import { HttpListen } from './radio/http-listen.service.js';
@@ -38,6 +39,7 @@ export async function createApp(
   options: CreateAppOptions = {},
 ): Promise<INestApplication> {
   const logger = createPino(config.logLevel, options.logDestination);
+  if (config.databaseUrl) await checkDatabase(config.databaseUrl);
   const redis = config.redisUrl
     ? await connectRedis(config.redisUrl, `${config.eventPrefix}:api:main`)
     : null;
@@ -86,7 +88,7 @@ export async function createApp(
     await adapter.connectToRedis();
     app.useWebSocketAdapter(adapter);
   }
-  app.enableShutdownHooks();
+  // Signals are main.ts's (a bounded shutdown that exits 0); a test closes its app itself.
 
   if (config.apiDocs) setUpApiDocs(app);
   return app;

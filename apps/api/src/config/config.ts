@@ -65,6 +65,7 @@ const EnvSchema = z.object({
   SFU_SHARDS: z.coerce.number().int().nonnegative().optional(),
   SFU_MAX_LISTENERS: z.coerce.number().int().nonnegative().optional(),
   PUBLISHER_GRACE_MS: int(10000),
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(1).max(600).default(8),
   SFU_MODE: z.enum(['embedded', 'remote']).default('embedded'),
   SFU_SECRET: z.string().default(''),
   WEB_DIST: z.string().optional(),
@@ -153,6 +154,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     pgliteDir: resolve(dataDir, 'pglite'),
     redisUrl: e.REDIS_URL,
     eventPrefix: e.EVENT_PREFIX,
+    /** On SIGTERM/SIGINT: the longest the process takes to stop before it exits anyway (code 1). */
+    shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
     authSecret: e.AUTH_SECRET ?? persistedSecret(resolve(dataDir, 'auth-secret')),
     sessionTtlMs: e.SESSION_TTL_DAYS * 86_400_000,
     stationTokenTtlSeconds: e.STATION_TOKEN_TTL_SECONDS,

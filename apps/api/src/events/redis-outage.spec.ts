@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CreateStationResponse, EventMap } from '@radiobroadcaster/contracts';
 import request from 'supertest';
@@ -56,6 +57,51 @@ class OwnRedis {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
+  }
+}
+
+/**
+ * A loopback TCP gate in front of Redis for one node: closed, it cuts that node's connections and
+ * refuses new ones, so one node can lose Redis (or get it back) before or after the other.
+ */
+class Gate {
+  private server: Server | null = null;
+  private readonly sockets = new Set<Socket>();
+  open = true;
+  port = 0;
+  constructor(private readonly target: number) {}
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    // Half-open like a direct connection: a client's QUIT still gets its replies before the close.
+    this.server = createServer({ allowHalfOpen: true }, (client) => {
+      if (!this.open) return void client.destroy();
+      const upstream = connect({ port: this.target, host: '127.0.0.1', allowHalfOpen: true });
+      for (const [a, b] of [
+        [client, upstream],
+        [upstream, client],
+      ] as const) {
+        this.sockets.add(a);
+        a.on('error', () => b.destroy());
+        a.on('close', () => this.sockets.delete(a));
+        a.pipe(b);
+      }
+    });
+    await new Promise<void>((ok) => this.server!.listen(0, '127.0.0.1', ok));
+    this.port = (this.server.address() as { port: number }).port;
+  }
+
+  close(): void {
+    this.open = false;
+    for (const s of this.sockets) s.destroy();
+  }
+
+  async stop(): Promise<void> {
+    this.close();
+    await new Promise<void>((ok) => (this.server ? this.server.close(() => ok()) : ok()));
   }
 }
 
@@ -170,4 +216,136 @@ describe('a Redis outage: writes succeed, events wait and arrive once', () => {
     const read = await request(b.url).get(`/api/stations/${stationId}`).expect(200);
     expect(read.body.nowPlaying).toMatchObject({ track: 'During the outage' });
   }, 90_000);
+});
+
+describe('Redis restarts under two nodes: every event reaches the other node once, in order', () => {
+  let redis: OwnRedis;
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  const gates: Record<'a' | 'b', Gate> = {} as Record<'a' | 'b', Gate>;
+  const nodes: Record<'a' | 'b', TestApp> = {} as Record<'a' | 'b', TestApp>;
+  let owner: TestUser;
+  let stationId: string;
+  /** Tracks written through each node, and the ones each node saw (its own, and the other's). */
+  const written = { a: [] as string[], b: [] as string[] };
+  const own = { a: [] as string[], b: [] as string[] };
+  const fromOther = { a: [] as string[], b: [] as string[] };
+  let seq = 0;
+
+  beforeAll(async () => {
+    redis = new OwnRedis(await freeLoopbackPort());
+    await redis.start();
+    db = await createTestDatabase();
+    const env = {
+      AUTH_SECRET: randomBytes(32).toString('hex'),
+      EVENT_PREFIX: `restarts-${randomBytes(4).toString('hex')}`,
+      SFU_SHARDS: '0',
+      DATABASE_URL: db.url,
+    };
+    for (const n of ['a', 'b'] as const) {
+      gates[n] = new Gate(redis.port);
+      await gates[n].start();
+      nodes[n] = await startTestApp({ env: { ...env, REDIS_URL: gates[n].url } });
+      nodes[n].app.get(EventBus).subscribe('station.nowPlaying', (p, meta) => {
+        const track = p.nowPlaying?.track;
+        if (track) (meta.local ? own : fromOther)[n].push(track);
+      });
+    }
+    owner = await signUp(nodes.a.url);
+    stationId = (
+      (
+        await request(nodes.a.url)
+          .post('/api/stations')
+          .set(owner.auth)
+          .send({ name: 'Restart FM' })
+      ).body as CreateStationResponse
+    ).station.id;
+  }, 90_000);
+
+  afterAll(async () => {
+    await Promise.all([nodes.a?.close(), nodes.b?.close()]);
+    await Promise.all([gates.a?.stop(), gates.b?.stop()]);
+    await redis?.stop();
+    await db?.drop();
+  });
+
+  /** A now-playing change through node `n` (answered 200 whatever Redis does). */
+  const write = async (n: 'a' | 'b', count = 1) => {
+    for (let i = 0; i < count; i++) {
+      const track = `${n.toUpperCase()}${++seq}`;
+      written[n].push(track);
+      await request(nodes[n].url)
+        .post('/api/stations/now-playing')
+        .set(owner.auth)
+        .send({ stationId, track })
+        .expect(200);
+    }
+  };
+
+  /** Each node saw its own events once and the other's once, in the order they were written; the outbox is empty. */
+  const healed = async () => {
+    const other = { a: 'b', b: 'a' } as const;
+    await until(
+      'every event on both nodes, and /health ok on both',
+      async () => ({
+        a: fromOther.a.length,
+        b: fromOther.b.length,
+        health: await Promise.all(
+          [nodes.a, nodes.b].map(async (t) => (await request(t.url).get('/health')).body),
+        ),
+      }),
+      (v) =>
+        v.a >= written.b.length &&
+        v.b >= written.a.length &&
+        v.health.every((h: { status: string }) => h.status === 'ok'),
+      60_000,
+    );
+    for (const n of ['a', 'b'] as const) {
+      expect(own[n]).toEqual(written[n]);
+      expect(fromOther[n]).toEqual(written[other[n]]);
+    }
+  };
+
+  it("heals after the probe's sequence: Redis killed, three writes, Redis back on the same port, more writes", async () => {
+    await write('a');
+    await healed();
+    for (let round = 0; round < 3; round++) {
+      await redis.stop();
+      await write('a', 3);
+      await write('b');
+      await redis.start();
+      // At once, while either node may still be reconnecting.
+      await write('a', 2);
+      await write('b', 2);
+      await healed();
+    }
+    // Not a gap left: later writes go straight through.
+    await write('a', 2);
+    await write('b');
+    await healed();
+  }, 240_000);
+
+  it('heals whichever node gets Redis back first', async () => {
+    // Node A back first: B is still away while A writes straight to Redis.
+    await redis.stop();
+    gates.b.close();
+    await write('a', 2);
+    await redis.start();
+    await until(
+      'node A reaches Redis',
+      async () => (await request(nodes.a.url).get('/health')).body.status,
+      (s) => s === 'ok',
+    );
+    await write('a', 3);
+    await write('b', 2);
+    gates.b.open = true;
+    await healed();
+
+    // Node B back first: A's events wait in the outbox while B writes straight to Redis.
+    gates.a.close();
+    await write('a', 2);
+    await write('b', 2);
+    gates.a.open = true;
+    await write('b');
+    await healed();
+  }, 240_000);
 });

@@ -53,10 +53,33 @@ export class StationLifecycle implements OnModuleInit, OnApplicationBootstrap, O
     void this.reconcile();
   }
 
-  onModuleDestroy(): void {
+  async onModuleDestroy(): Promise<void> {
     for (const off of this.off) off();
+    const waiting = [...this.graces.keys()];
     for (const { timer } of this.graces.values()) clearTimeout(timer);
     this.graces.clear();
+    // With the SFU in this process, no node is left to end its stations: they end now, before
+    // the sources and listeners are cut (SFU nodes of a cluster stay, and so do their stations).
+    if (!this.engine.clusterInfo) await this.endHere(waiting);
+  }
+
+  /** Stations whose publisher is in this process, or that wait for one here, go offline. */
+  private async endHere(waiting: string[]): Promise<void> {
+    try {
+      for (const stationId of await this.stations.liveIds()) {
+        const current = await this.sessions.publisher(stationId);
+        const here =
+          waiting.includes(stationId) ||
+          (current && (await this.engine.hasSession(stationId, current.sessionId)) === 'publisher');
+        if (!here) continue;
+        await this.sessions.clearPublisher(stationId);
+        await this.stations.transition(stationId, 'offline', false, true);
+        await this.engine.closeStation(stationId);
+        this.logger.log(`station ${stationId} ended: the server is shutting down`);
+      }
+    } catch (err) {
+      this.logger.warn(`ending stations at shutdown: ${(err as Error).message}`);
+    }
   }
 
   /** Every live station without a live publisher starts its grace period. */

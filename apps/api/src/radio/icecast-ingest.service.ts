@@ -8,7 +8,7 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { STATUS_CODES } from 'node:http';
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { Mp3ToOpusWorker, OggOpusDemuxer } from '@radiobroadcaster/audio';
 import { ErrorTag, ICECAST_SOURCE_USER, NowPlayingRequest } from '@radiobroadcaster/contracts';
 import type { PacketPublisher } from '@radiobroadcaster/sfu';
@@ -64,7 +64,7 @@ export function splitSong(song: string): { track: string; artist: string | null 
 }
 
 @Injectable()
-export class IcecastIngest implements OnApplicationShutdown {
+export class IcecastIngest implements BeforeApplicationShutdown {
   private readonly logger = new Logger('IcecastIngest');
   private readonly sources = new Set<IcecastSource>();
 
@@ -86,7 +86,8 @@ export class IcecastIngest implements OnApplicationShutdown {
     return this.sources.size;
   }
 
-  onApplicationShutdown(): void {
+  /** Before the HTTP server closes: it waits for every connection, sources' included. */
+  beforeApplicationShutdown(): void {
     for (const s of this.sources) s.close('the server is shutting down');
   }
 

@@ -3,7 +3,7 @@ import { IoAdapter } from '@nestjs/platform-socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
 import type { Redis } from 'ioredis';
 import type { Server, ServerOptions } from 'socket.io';
-import type { RedisService } from '../redis/redis.service.js';
+import { quitRedis, type RedisService } from '../redis/redis.service.js';
 
 /** socket.io across API nodes: a room broadcast on one node reaches clients on every node. */
 export class RedisIoAdapter extends IoAdapter {
@@ -43,6 +43,6 @@ export class RedisIoAdapter extends IoAdapter {
 
   override async dispose(): Promise<void> {
     await super.dispose();
-    for (const c of this.clients) c.disconnect();
+    await Promise.all(this.clients.map((c) => quitRedis(c)));
   }
 }

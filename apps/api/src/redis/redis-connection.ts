@@ -1,17 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import { StartupError } from '../common/startup-error.js';
+import { connectionFailure, redactUrl, StartupError } from '../common/startup-error.js';
 import { withTimeout } from '../common/with-timeout.js';
-
-/** The URL without its password, for messages and logs. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString().replace(/\/$/, '');
-  } catch {
-    return '(unparsable REDIS_URL)';
-  }
-}
 
 /**
  * Opens the API's one Redis connection and waits until it answers; everything else uses
@@ -43,17 +32,12 @@ export async function connectRedis(
     );
   } catch (err) {
     client.disconnect();
-    const reason = describe(lastError ?? (err as Error));
-    throw new StartupError(`Cannot reach Redis at ${redactUrl(url)} (REDIS_URL): ${reason}`);
+    const reason = connectionFailure(lastError ?? (err as Error));
+    throw new StartupError(
+      `Cannot reach Redis at ${redactUrl(url, 'REDIS_URL')} (REDIS_URL): ${reason}`,
+    );
   } finally {
     client.off('error', onError);
   }
   return client;
-}
-
-function describe(err: Error): string {
-  const e = err as Error & { code?: string; errors?: Error[] };
-  // Node reports "localhost" refusals as an AggregateError over IPv4 and IPv6.
-  const first = e.errors?.[0] as (Error & { code?: string }) | undefined;
-  return first?.message ?? e.message ?? e.code ?? 'unknown error';
 }

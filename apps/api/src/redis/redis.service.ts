@@ -1,5 +1,21 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
+import { withTimeout } from '../common/with-timeout.js';
+
+/**
+ * Closes `c` once Redis answered what was sent on it (QUIT), so commands a library sent without
+ * waiting for them (socket.io's adapter unsubscribes on close) are not rejected unhandled; at once
+ * when it is not connected, or after `ms`.
+ */
+export async function quitRedis(c: Redis, ms = 1000): Promise<void> {
+  if (c.status === 'end') return;
+  if (c.status !== 'ready') return void c.disconnect();
+  try {
+    await withTimeout(c.quit(), ms, 'QUIT');
+  } catch {
+    c.disconnect();
+  }
+}
 
 /**
  * The API's one Redis connection (`REDIS_URL`), or none: rate limits, the event bus, socket.io and
@@ -16,13 +32,14 @@ export class RedisService implements OnApplicationShutdown {
   }
 
   /**
-   * A new connection with the main one's options, named after its purpose (no spaces), closed
-   * with the app; `null` without Redis.
+   * A new connection with the main one's options (and `options`), named after its purpose (no
+   * spaces), closed with the app; `null` without Redis.
    */
-  duplicate(purpose: string): Redis | null {
+  duplicate(purpose: string, options: RedisOptions = {}): Redis | null {
     if (!this.client) return null;
     const base = this.client.options.connectionName ?? 'api';
     const c = this.client.duplicate({
+      ...options,
       connectionName: `${base.replace(/:main$/, '')}:${purpose}`,
       lazyConnect: false,
     });

@@ -212,7 +212,10 @@ export async function spawnUntilListening(
  * A real API process from the compiled app (`npm run build` first), on a free port (or `env.PORT`)
  * whose address is its PUBLIC_URL unless `env` says otherwise.
  */
-export async function spawnApiProcess(env: NodeJS.ProcessEnv): Promise<NodeProcess> {
+export async function spawnApiProcess(
+  env: NodeJS.ProcessEnv,
+  timeoutMs?: number,
+): Promise<NodeProcess> {
   const { fileURLToPath } = await import('node:url');
   const main = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
   const port = env.PORT ?? String(await freeLoopbackPort());
@@ -228,5 +231,6 @@ export async function spawnApiProcess(env: NodeJS.ProcessEnv): Promise<NodeProce
       ...env,
     },
     'API process',
+    timeoutMs,
   );
 }
