@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { RTCPeerConnection } from 'werift';
 import type { Station } from '@radiobroadcaster/contracts';
 import type { TestUser } from '../../apps/api/src/testing/test-app.js';
 import { waitUntil } from '../support/processes.js';
@@ -9,6 +10,7 @@ import {
   ffmpeg,
   icecastSource,
   listenWebRtc,
+  oggListener,
   rawSource,
   startRadioApi,
   toneCheck,
@@ -97,6 +99,42 @@ describe('Icecast-protocol ingest (ffmpeg → /ingest → WebRTC listener)', () 
 
     await expectTone(s, 440); // the first source kept going
     await source.stop();
+    await waitStatus(s.id, 'offline', 15_000);
+  }, 90_000);
+
+  it('a WHIP offer with the stream key that never connects does not cut the live Icecast source', async () => {
+    const s = await createRadioStation(api.url, owner, 'Ice Keep');
+    const source = start(icecastSource(sourceUrl(s), { frequency: 440, format: 'ogg' }));
+    await waitStatus(s.id, 'live');
+    const listener = await oggListener(`${api.url}/listen/${owner.username}/${s.slug}.ogg`);
+    expect(listener.status).toBe(200);
+    await waitUntil(async () => listener.seconds() > 1.5, 10_000, 'audio at the HTTP listener');
+
+    // OBS (say) sends an offer with the same key, and its peer never connects
+    const pc = new RTCPeerConnection({});
+    pc.addTransceiver('audio', { direction: 'sendonly' });
+    await pc.setLocalDescription(await pc.createOffer());
+    try {
+      const whip = await fetch(`${api.url}/whip/${s.id}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${s.key}`, 'Content-Type': 'application/sdp' },
+        body: pc.localDescription!.sdp,
+      });
+      expect(whip.status).toBe(201);
+      const heard = listener.seconds();
+      const t0 = Date.now();
+      // past the engine's publisher timeout (5 s) and the grace (1.5 s): the Icecast source goes on
+      await waitUntil(async () => Date.now() - t0 > 8000, 15_000, '8 s');
+      expect(listener.seconds() - heard).toBeGreaterThan(6);
+      expect(source.child.exitCode).toBeNull();
+      expect((await current(s.id)).status).toBe('live');
+      expect(api.output()).not.toMatch(/source on \/ingest\/[^/]+\/ice-keep closed/);
+      await expectTone(s, 440);
+      await source.stop();
+    } finally {
+      listener.stop();
+      await pc.close();
+    }
     await waitStatus(s.id, 'offline', 15_000);
   }, 90_000);
 
