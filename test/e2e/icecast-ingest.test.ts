@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { RTCPeerConnection } from 'werift';
 import type { Station } from '@radiobroadcaster/contracts';
@@ -22,6 +25,9 @@ import {
  * Icecast-protocol sources against the process `npm start` runs: Debian's ffmpeg publishes a sine
  * as Ogg/Opus and as MP3 (PUT and the legacy SOURCE method); a WebRTC listener hears the tone.
  */
+/** The grace period the radio API runs with (PUBLISHER_GRACE_MS). */
+const GRACE_S = 1.5;
+
 describe('Icecast-protocol ingest (ffmpeg → /ingest → WebRTC listener)', () => {
   let radio: Awaited<ReturnType<typeof startRadioApi>>;
   let api: Awaited<ReturnType<typeof startRadioApi>>['api'];
@@ -137,6 +143,63 @@ describe('Icecast-protocol ingest (ffmpeg → /ingest → WebRTC listener)', () 
     }
     await waitStatus(s.id, 'offline', 15_000);
   }, 90_000);
+
+  it('holds a source faster than real time (ffmpeg without -re) to play time, and ends within the grace after it left', async () => {
+    const s = await createRadioStation(api.url, owner, 'Ice Fast');
+    const clip = join(mkdtempSync(join(tmpdir(), 'rb-fast-')), 'clip.ogg');
+    const make = ffmpeg(
+      ['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000', '-t', '10', '-ac', '2'].concat([
+        '-c:a',
+        'libopus',
+        '-b:a',
+        '96k',
+        '-page_duration',
+        '20000',
+        clip,
+      ]),
+    );
+    expect(await make.exited).toBe(0);
+    // 210 s of audio sent as fast as TCP takes it: far more than the kernel's socket buffers hold
+    const source = start(
+      ffmpeg(
+        ['-stream_loop', '20', '-i', clip, '-c', 'copy', '-content_type', 'audio/ogg'].concat([
+          '-f',
+          'ogg',
+          sourceUrl(s),
+        ]),
+      ),
+    );
+    await waitStatus(s.id, 'live');
+    const listener = await oggListener(`${api.url}/listen/${owner.username}/${s.slug}.ogg`);
+    try {
+      expect(listener.status).toBe(200);
+      const t0 = Date.now();
+      let ended = false;
+      void listener.ended.then(() => (ended = true));
+      await waitUntil(async () => ended || Date.now() - t0 >= 10_000, 15_000, 'a 10 s window');
+      const windowS = (Date.now() - t0) / 1000;
+      const heard = listener.seconds();
+      console.log(`fast source: ${heard.toFixed(1)} s of audio in ${windowS.toFixed(1)} s`);
+      // real time and the burst a new listener gets (1 s), nothing more
+      expect(heard).toBeLessThanOrEqual(windowS + 1.5);
+      expect(heard).toBeGreaterThan(3);
+      const left = await source.exited.then(() => Date.now());
+      await waitStatus(s.id, 'offline', 60_000);
+      const after = (Date.now() - left) / 1000;
+      console.log(
+        `fast source: ffmpeg exited after ${((left - t0) / 1000).toFixed(1)} s, offline ${after.toFixed(1)} s later`,
+      );
+      // what it sent ahead plays out first (at most 4 s, held to play time), then the grace
+      expect(after).toBeLessThan(GRACE_S + 4 + 2);
+      await waitUntil(
+        async () => /sends faster than real time/.test(api.output()),
+        5000,
+        'the log',
+      );
+    } finally {
+      listener.stop();
+    }
+  }, 120_000);
 
   it('MP3 over PUT is decoded and encoded to Opus', async () => {
     const s = await createRadioStation(api.url, owner, 'Ice Mp3');

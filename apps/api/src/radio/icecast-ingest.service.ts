@@ -31,6 +31,15 @@ const MP3_TYPES = new Set(['audio/mpeg', 'audio/mp3', 'audio/mpeg3', 'audio/x-mp
 /** Input is paused above this much audio waiting, and resumed below the low mark. */
 const HIGH_WATER_MS = 3000;
 const LOW_WATER_MS = 1500;
+/**
+ * A source that stays at least the low mark ahead of play time for this long sends faster than
+ * real time (a file sent without `-re`, or a backlog): it is read on, and the audio that would
+ * overflow the buffer is dropped. Pausing alone would leave tens of seconds in the kernel's socket
+ * buffers (both ends'), keeping the station on the air that long after the source left.
+ */
+const OVERRUN_MS = 2000;
+/** Audio beyond this much waiting is dropped, whatever the source (a read can bring seconds at once). */
+const MAX_AHEAD_MS = HIGH_WATER_MS + 1000;
 const REALM = 'Basic realm="Radio Broadcaster"';
 /** libopus complexity for MP3 sources: half the CPU of 8 at 128 kbit/s with no audible loss. */
 const MP3_OPUS_COMPLEXITY = 5;
@@ -237,6 +246,13 @@ class IcecastSource {
   private work: Promise<void> = Promise.resolve();
   private inflight = 0;
   private resumeTimer: NodeJS.Timeout | null = null;
+  /** Last time less than the low mark of audio was waiting. */
+  private caughtUpAt = Date.now();
+  /** Sending faster than real time (see OVERRUN_MS): read on, drop what overflows. */
+  private overrun = false;
+  /** Dropping audio until the buffer is down to the low mark. */
+  private dropping = false;
+  private dropped = 0;
   private closed = false;
   private sniffed: Buffer = Buffer.alloc(0);
 
@@ -251,7 +267,7 @@ class IcecastSource {
   start(socket: Socket, first: Buffer): void {
     this.socket = socket;
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    socket.on('close', () => this.close(null));
+    socket.on('close', () => this.left());
     socket.on('error', () => undefined);
     if (first.length) this.onData(first);
     socket.resume();
@@ -264,19 +280,51 @@ class IcecastSource {
       .then(() => this.consume(chunk))
       .catch((err: unknown) => this.close((err as Error).message ?? String(err)))
       .finally(() => this.inflight--);
-    if (this.inflight > 16 || this.pacer.aheadMs > HIGH_WATER_MS) this.throttle();
+    this.regulate();
   }
 
-  /** Pauses the input until the queued audio has played down (TCP slows the source). */
-  private throttle(): void {
+  /** Notes how far ahead of play time the source is, and whether it overruns (OVERRUN_MS). */
+  private lead(): number {
+    const now = Date.now();
+    const ahead = this.pacer.aheadMs;
+    if (ahead < LOW_WATER_MS) {
+      this.caughtUpAt = now;
+      this.overrun = false;
+    } else if (!this.overrun && now - this.caughtUpAt > OVERRUN_MS) {
+      this.overrun = true;
+      this.logger.warn(
+        `source on ${this.target.path} sends faster than real time: audio beyond ${HIGH_WATER_MS / 1000} s ahead is dropped`,
+      );
+    }
+    return ahead;
+  }
+
+  /**
+   * Back-pressure: the input is paused while more than the high mark of audio waits, until it has
+   * played down to the low mark (TCP slows the source), except for a source that overruns; and
+   * while chunks wait to be decoded.
+   */
+  private regulate(): void {
+    const ahead = this.lead();
     if (this.resumeTimer || !this.socket) return;
+    if (this.inflight <= 16 && (this.overrun || ahead <= HIGH_WATER_MS)) return;
     this.socket.pause();
     this.resumeTimer = setInterval(() => {
-      if (this.inflight > 2 || this.pacer.aheadMs > LOW_WATER_MS) return;
+      const now = this.lead();
+      if (this.inflight > 2 || (!this.overrun && now > LOW_WATER_MS)) return;
       if (this.resumeTimer) clearInterval(this.resumeTimer);
       this.resumeTimer = null;
       this.socket?.resume();
     }, 50);
+  }
+
+  /** Whether audio arriving now is dropped (an overrunning source with a full buffer). */
+  private overflowing(): boolean {
+    const ahead = this.lead();
+    if (this.dropping && ahead <= LOW_WATER_MS) this.dropping = false;
+    else if (ahead >= MAX_AHEAD_MS || (this.overrun && ahead >= HIGH_WATER_MS))
+      this.dropping = true;
+    return this.dropping;
   }
 
   private async consume(chunk: Buffer): Promise<void> {
@@ -299,6 +347,8 @@ class IcecastSource {
         else if (ev.type === 'tags') await this.tags(ev.tags.comments);
       }
     } else if (this.mp3) {
+      // nothing is decoded only to be dropped (the decoder finds the next frame by itself)
+      if (this.publisher && this.overflowing()) return void (this.dropped += 1);
       for (const p of await this.mp3.push(chunk)) await this.packet(p, 960);
     }
   }
@@ -324,6 +374,7 @@ class IcecastSource {
         );
       });
     }
+    if (this.overflowing()) return void (this.dropped += 1);
     this.pacer.push(payload, samples);
   }
 
@@ -341,6 +392,22 @@ class IcecastSource {
       await this.stations.setNowPlaying(this.target.station.broadcasterId, parsed.data);
   }
 
+  /**
+   * The source disconnected: what it sent still plays (at most MAX_AHEAD_MS, it is held to play
+   * time), then its publisher closes and the station's grace period starts.
+   */
+  private left(): void {
+    if (this.closed) return;
+    void this.work.then(() => {
+      const done = () => {
+        if (this.closed) return;
+        if (this.publisher && this.pacer.aheadMs > 0) return void setTimeout(done, 50);
+        this.close(null);
+      };
+      done();
+    });
+  }
+
   /** Ends the source; `reason` (logged) is null when the source itself disconnected. */
   close(reason: string | null): void {
     if (this.closed) return;
@@ -350,6 +417,8 @@ class IcecastSource {
     this.pacer.close();
     this.mp3?.close();
     this.socket?.destroy();
+    if (this.dropped)
+      this.logger.warn(`source on ${this.target.path}: ${this.dropped} overflowing chunks dropped`);
     if (reason) this.logger.warn(`source on ${this.target.path} closed: ${reason}`);
     else this.logger.log(`source on ${this.target.path} disconnected`);
     void this.publisher?.close().catch(() => undefined);
