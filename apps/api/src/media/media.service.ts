@@ -308,6 +308,21 @@ export class MediaService implements OnModuleInit, OnModuleDestroy {
     return result.claims.tid;
   }
 
+  /**
+   * A slot for an HTTP listener (`/listen/…`) in the same caps as WebRTC listeners (per client IP,
+   * per station), so one address holds at most `MAX_LISTENERS_PER_IP` streams whatever the
+   * transport. 429 / 503 as for WHEP; release it with {@link releaseListener} when the stream ends.
+   */
+  async admitListener(stationId: string, ip: string): Promise<ListenerSlot> {
+    const slot: ListenerSlot = { id: randomUUID(), ip, stationId };
+    await this.admit(slot);
+    return slot;
+  }
+
+  async releaseListener(slot: ListenerSlot): Promise<void> {
+    await this.sessions.releaseListener(slot);
+  }
+
   private async admit(slot: ListenerSlot): Promise<void> {
     const { perIp, perStation } = this.config.rtc.listenerCaps;
     switch (await this.sessions.admitListener(slot, { perIp, perStation })) {
