@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -27,6 +28,8 @@ import {
  */
 /** The grace period the radio API runs with (PUBLISHER_GRACE_MS). */
 const GRACE_S = 1.5;
+/** Failed logins per address and minute (the other tests fail a few times from 127.0.0.1). */
+const FAILED_LOGINS = 8;
 
 describe('Icecast-protocol ingest (ffmpeg → /ingest → WebRTC listener)', () => {
   let radio: Awaited<ReturnType<typeof startRadioApi>>;
@@ -36,7 +39,11 @@ describe('Icecast-protocol ingest (ffmpeg → /ingest → WebRTC listener)', () 
   const running: FfmpegRun[] = [];
 
   beforeAll(async () => {
-    radio = await startRadioApi({ RATE_LIMIT_JOIN_PER_MINUTE: '1000', LOG_LEVEL: 'info' });
+    radio = await startRadioApi({
+      RATE_LIMIT_JOIN_PER_MINUTE: '1000',
+      RATE_LIMIT_SOURCE_AUTH_PER_MINUTE: String(FAILED_LOGINS),
+      LOG_LEVEL: 'info',
+    });
     ({ api, owner } = radio);
     port = Number(new URL(api.url).port);
   }, 60_000);
@@ -255,6 +262,67 @@ describe('Icecast-protocol ingest (ffmpeg → /ingest → WebRTC listener)', () 
     // the rest of the API is unaffected by all this
     expect((await fetch(`${api.url}/health`)).status).toBe(200);
     expect((await current(s.id)).status).toBe('offline');
+  }, 60_000);
+
+  it('throttles failed logins per address (SOURCE/PUT and /admin/metadata): 429 with Retry-After; a right key still works for others', async () => {
+    const s = await createRadioStation(api.url, owner, 'Ice Throttle');
+    const from = '127.0.0.2';
+    const attempt = (key: string) =>
+      rawSource(port, {
+        path: s.settings.icecast.mount,
+        auth: `source:${key}`,
+        contentType: 'audio/ogg',
+        localAddress: from,
+      });
+    const metadata = (key: string, localAddress: string) =>
+      new Promise<{ status: number; retryAfter?: string; body: string }>((resolve, reject) => {
+        const q = `mode=updinfo&mount=${encodeURIComponent(s.settings.icecast.mount)}&song=x`;
+        const req = httpGet(
+          {
+            host: '127.0.0.1',
+            port,
+            localAddress,
+            path: `/admin/metadata?${q}`,
+            headers: { Authorization: `Basic ${Buffer.from(`source:${key}`).toString('base64')}` },
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (d: Buffer) => (body += d.toString()));
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode!,
+                retryAfter: res.headers['retry-after'] as string | undefined,
+                body,
+              }),
+            );
+          },
+        );
+        req.on('error', reject);
+      });
+    for (let i = 0; i < FAILED_LOGINS; i++)
+      expect((await attempt(`rbsk_guess${i}`)).status).toBe(401);
+    const limited = await attempt('rbsk_one-more');
+    expect(limited.status).toBe(429);
+    expect(Number(/\r\nRetry-After: (\d+)/.exec(limited.head)?.[1])).toBeGreaterThan(0);
+    expect(JSON.parse(limited.body)).toEqual({
+      error: 'TooManyRequests',
+      message: expect.stringMatching(/^Too many failed source logins, try again in \d+ seconds$/),
+    });
+    // that address is held off whatever it sends, on both routes
+    expect((await attempt(s.key)).status).toBe(429);
+    const meta = await metadata('rbsk_wrong', from);
+    expect(meta.status).toBe(429);
+    expect(Number(meta.retryAfter)).toBeGreaterThan(0);
+    expect(meta.body).toContain('<return>0</return>');
+    // others are not: the right key from another address updates the metadata and goes live
+    expect((await metadata(s.key, '127.0.0.1')).status).toBe(200);
+    const ok = await rawSource(port, {
+      path: s.settings.icecast.mount,
+      auth: `source:${s.key}`,
+      contentType: 'audio/ogg',
+    });
+    expect(ok.status).toBe(200);
+    ok.destroy();
   }, 60_000);
 
   it('closes garbage and non-Opus Ogg sources with a logged reason; the station stays offline', async () => {

@@ -208,10 +208,12 @@ export function rawSource(
     auth?: string;
     contentType?: string;
     body?: Buffer;
+    /** Another loopback address to connect from (another client IP, e.g. 127.0.0.2). */
+    localAddress?: string;
   },
 ): Promise<RawReply> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
+    const socket = connect({ port, host: '127.0.0.1', localAddress: opts.localAddress });
     let buf = '';
     let done = false;
     const closed = new Promise<void>((r) => socket.once('close', () => r()));

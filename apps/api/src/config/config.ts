@@ -40,6 +40,7 @@ const EnvSchema = z.object({
   RATE_LIMIT_JOIN_PER_MINUTE: int(30),
   RATE_LIMIT_PUBLISH_PER_MINUTE: int(30),
   RATE_LIMIT_MAIL_PER_HOUR: int(5),
+  RATE_LIMIT_SOURCE_AUTH_PER_MINUTE: int(10),
   MAX_LISTENERS_PER_IP: int(50),
   MAX_LISTENERS_PER_STATION: int(10000),
   RATE_LIMIT_SOCKET_EVENTS_PER_SECOND: z.coerce.number().int().positive().default(10),
@@ -164,6 +165,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       publish: { limit: e.RATE_LIMIT_PUBLISH_PER_MINUTE, ttlMs: 60_000 },
       /** verification and password-reset mails */
       mail: { limit: e.RATE_LIMIT_MAIL_PER_HOUR, ttlMs: 3_600_000 },
+      /** failed Icecast source and /admin/metadata logins (counted by IcecastIngest, no route) */
+      source: { limit: e.RATE_LIMIT_SOURCE_AUTH_PER_MINUTE, ttlMs: 60_000 },
     },
     /** Per socket.io connection (joins, leaves), counted in the process that holds it. */
     socketRateLimit: {

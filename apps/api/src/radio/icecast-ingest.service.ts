@@ -9,13 +9,15 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { STATUS_CODES } from 'node:http';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { ThrottlerStorage } from '@nestjs/throttler';
 import { Mp3ToOpusWorker, OggOpusDemuxer } from '@radiobroadcaster/audio';
 import { ErrorTag, ICECAST_SOURCE_USER, NowPlayingRequest } from '@radiobroadcaster/contracts';
 import type { PacketPublisher } from '@radiobroadcaster/sfu';
 import { toErrorResponse } from '../common/all-errors.filter.js';
 import { AppError } from '../common/app-error.js';
-import type { LaneRequest, LaneRoute } from '../common/fast-lane.js';
+import { remoteAddress, type LaneRequest, type LaneRoute } from '../common/fast-lane.js';
 import type { Reply } from '../common/json-doc.js';
+import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { MediaService } from '../media/media.service.js';
 import type { StationEntity } from '../stations/station.entity.js';
 import { StationsService } from '../stations/stations.service.js';
@@ -76,11 +78,15 @@ export function splitSong(song: string): { track: string; artist: string | null 
 export class IcecastIngest implements OnApplicationShutdown {
   private readonly logger = new Logger('IcecastIngest');
   private readonly sources = new Set<IcecastSource>();
+  /** Client addresses over the failed-login limit on this node, until when (ms). */
+  private readonly blocked = new Map<string, number>();
 
   constructor(
     @Inject(StationsService) private readonly stations: StationsService,
     @Inject(StreamKeysService) private readonly keys: StreamKeysService,
     @Inject(MediaService) private readonly media: MediaService,
+    @Inject(ThrottlerStorage) private readonly throttler: ThrottlerStorage,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** Takes `SOURCE` and `PUT /ingest/…` connections of the API's HTTP server. */
@@ -99,8 +105,50 @@ export class IcecastIngest implements OnApplicationShutdown {
     for (const s of this.sources) s.close('the server is shutting down');
   }
 
-  /** The station and key hash a source or metadata request authenticates as. */
+  /**
+   * The station and key hash a source or metadata request from `ip` authenticates as. Failed
+   * logins count per address (RATE_LIMIT_SOURCE_AUTH_PER_MINUTE, in the app's rate-limit storage:
+   * Redis when configured, so across nodes); past the limit every attempt from it gets 429 until
+   * the window is over, before its key is even looked at.
+   */
   private async authenticate(
+    path: string,
+    authorization: string | undefined,
+    ip: string,
+  ): Promise<{ station: StationEntity; keyHash: string }> {
+    this.assertNotBlocked(ip);
+    try {
+      return await this.login(path, authorization);
+    } catch (err) {
+      if (err instanceof AppError && err.tag === ErrorTag.Unauthorized) await this.failed(ip);
+      throw err;
+    }
+  }
+
+  private assertNotBlocked(ip: string): void {
+    const until = this.blocked.get(ip);
+    if (until === undefined) return;
+    const left = until - Date.now();
+    if (left > 0) throw tooManyFailures(Math.ceil(left / 1000));
+    this.blocked.delete(ip);
+  }
+
+  /** Counts a failed login of `ip`; throws 429 once it is over the limit. */
+  private async failed(ip: string): Promise<void> {
+    const { limit, ttlMs } = this.config.rateLimits.source;
+    if (limit <= 0) return;
+    const r = await this.throttler.increment(`ip:${ip}`, ttlMs, limit, ttlMs, 'source');
+    if (!r.isBlocked) return;
+    const seconds = Math.max(1, r.timeToBlockExpire);
+    if (this.blocked.size > 10_000) {
+      const now = Date.now();
+      for (const [k, t] of this.blocked) if (t <= now) this.blocked.delete(k);
+    }
+    this.blocked.set(ip, Date.now() + seconds * 1000);
+    throw tooManyFailures(seconds);
+  }
+
+  private async login(
     path: string,
     authorization: string | undefined,
   ): Promise<{ station: StationEntity; keyHash: string }> {
@@ -124,7 +172,9 @@ export class IcecastIngest implements OnApplicationShutdown {
   private async accept(socket: Socket, req: SourceRequest, body: Buffer): Promise<void> {
     const path = req.target.split('?')[0]!;
     try {
-      const { station, keyHash } = await this.authenticate(path, req.headers['authorization']);
+      const forwarded = this.config.trustProxy ? req.headers['x-forwarded-for'] : undefined;
+      const ip = forwarded?.split(',')[0]!.trim() || socket.remoteAddress || 'unknown';
+      const { station, keyHash } = await this.authenticate(path, req.headers['authorization'], ip);
       if (req.headers['transfer-encoding'])
         throw AppError.validation('Send the stream as a plain body (no Transfer-Encoding)');
       const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
@@ -183,7 +233,8 @@ export class IcecastIngest implements OnApplicationShutdown {
       if (q.get('mode') !== 'updinfo') throw AppError.validation('Only mode=updinfo is supported');
       const mount = q.get('mount') ?? '';
       const song = q.get('song') ?? '';
-      const { station } = await this.authenticate(mount, req.headers.authorization);
+      const ip = remoteAddress(req, this.config.trustProxy) ?? 'unknown';
+      const { station } = await this.authenticate(mount, req.headers.authorization, ip);
       if (!song.trim()) {
         await this.stations.clearNowPlaying(station.broadcasterId, station.id);
       } else {
@@ -205,6 +256,15 @@ export class IcecastIngest implements OnApplicationShutdown {
       return reply;
     }
   }
+}
+
+function tooManyFailures(seconds: number): AppError {
+  return new AppError(
+    ErrorTag.RateLimited,
+    `Too many failed source logins, try again in ${seconds} seconds`,
+    undefined,
+    { 'Retry-After': String(seconds) },
+  );
 }
 
 /** Icecast's XML answer to admin requests (what sources parse, if anything). */

@@ -17,6 +17,7 @@ const WHAT: Record<RateLimitName, string> = {
   listen: 'Too many listening requests',
   publish: 'Too many publishing requests',
   mail: 'Too many emails requested',
+  source: 'Too many failed source logins',
 };
 
 /**
