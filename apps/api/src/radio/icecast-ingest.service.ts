@@ -327,6 +327,9 @@ class IcecastSource {
   start(socket: Socket, first: Buffer): void {
     this.socket = socket;
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    // the HTTP server's sockets allow half-open connections: a source that is done (ffmpeg at the
+    // end of its input) shuts its side down and waits for ours, so 'end' is its leaving too
+    socket.on('end', () => this.left());
     socket.on('close', () => this.left());
     socket.on('error', () => undefined);
     if (first.length) this.onData(first);
