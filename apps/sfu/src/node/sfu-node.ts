@@ -125,10 +125,10 @@ export class SfuNode {
       startedAt: this.startedAt,
       at: Date.now(),
       listeners,
-      publishers: this.publishers.size,
+      publishers: this.publisherCount,
       relays: this.relays.size,
       relayLegs,
-      load: listeners + relayLegs + this.publishers.size * this.cfg.publisherWeight,
+      load: listeners + relayLegs + this.publisherCount * this.cfg.publisherWeight,
       maxListeners: this.engine.stats().maxListeners,
       stations,
       ...(this.draining ? { draining: true } : {}),
@@ -200,6 +200,11 @@ export class SfuNode {
   private isRelayOut(stationId: string, sessionId: string): Relay | undefined {
     const r = this.relays.get(stationId);
     return r && r.outSessionId === sessionId ? r : undefined;
+  }
+
+  /** Publishers on this node: live ones and those waiting for their first media. */
+  private get publisherCount(): number {
+    return this.publishers.size + this.waiting.size;
   }
 
   private onEngineEvent(e: EngineEvent): void {
@@ -481,14 +486,14 @@ export class SfuNode {
     );
     await this.register().catch(() => undefined);
     console.log(
-      `[sfu-node] draining: ${sessions.length} listener(s) sent elsewhere, ${this.publishers.size} publisher(s) kept`,
+      `[sfu-node] draining: ${sessions.length} listener(s) sent elsewhere, ${this.publisherCount} publisher(s) kept`,
     );
     const until = Date.now() + timeoutMs;
-    while (this.publishers.size > 0 && Date.now() < until) {
+    while (this.publisherCount > 0 && Date.now() < until) {
       await new Promise((r) => setTimeout(r, 200));
     }
-    if (this.publishers.size > 0)
-      console.warn(`[sfu-node] drain timeout: closing ${this.publishers.size} publisher(s)`);
+    if (this.publisherCount > 0)
+      console.warn(`[sfu-node] drain timeout: closing ${this.publisherCount} publisher(s)`);
   }
 
   async close(): Promise<void> {
