@@ -5,6 +5,8 @@ import { runCliProcess, waitUntil, type RunningProcess } from '../support/proces
 import {
   createRadioStation,
   ffmpegListen,
+  listenWebRtc,
+  oggListener,
   startRadioApi,
   icecastSource,
   toneCheck,
@@ -16,6 +18,9 @@ import {
  * HTTP listening against the process `npm start` runs: ffmpeg reads `/listen/{user}/{slug}.ogg`
  * (or `.mp3`) while the CLI publishes over WHIP (with the stream key as its bearer) or ffmpeg over Icecast.
  */
+/** Streams one address may hold at once, WebRTC and HTTP together (the MP3 test holds 3). */
+const PER_IP = 3;
+
 describe('HTTP listening (/listen/…ogg, .mp3, .m3u, .pls)', () => {
   let radio: Awaited<ReturnType<typeof startRadioApi>>;
   let api: Awaited<ReturnType<typeof startRadioApi>>['api'];
@@ -25,7 +30,7 @@ describe('HTTP listening (/listen/…ogg, .mp3, .m3u, .pls)', () => {
   const sources: FfmpegRun[] = [];
 
   beforeAll(async () => {
-    radio = await startRadioApi();
+    radio = await startRadioApi({ MAX_LISTENERS_PER_IP: String(PER_IP) });
     ({ api, owner } = radio);
     s = await createRadioStation(api.url, owner, 'Http Tone');
   }, 60_000);
@@ -168,6 +173,41 @@ describe('HTTP listening (/listen/…ogg, .mp3, .m3u, .pls)', () => {
       5000,
       'the encoder to stop',
     );
+  }, 60_000);
+
+  it('caps the streams one address holds, WebRTC and HTTP together (429 above MAX_LISTENERS_PER_IP); viewerCount grows by the cap at most', async () => {
+    // a WebRTC listener from this address takes one of its places
+    const webrtc = listenWebRtc(api.url, s.id, 8000);
+    await waitUntil(async () => (await current(s.id)).viewerCount === 1, 15_000, 'WebRTC');
+    const held = [await oggListener(listenUrl(s)), await oggListener(listenUrl(s))];
+    expect(held.map((l) => l.status)).toEqual([200, 200]);
+    for (const ext of ['ogg', 'mp3']) {
+      const refused = await fetch(listenUrl(s, ext));
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await refused.json()).toEqual({
+        error: 'TooManyRequests',
+        message: `Too many listening sessions from your address (at most ${PER_IP})`,
+      });
+    }
+    // a HEAD takes no place; what the owner sees did not grow past the cap
+    expect((await fetch(listenUrl(s), { method: 'HEAD' })).status).toBe(200);
+    await waitUntil(async () => (await current(s.id)).viewerCount === PER_IP, 5000, 'the cap');
+    expect(await metric('rb_listeners_by_transport{transport="http"}')).toBe('2');
+    // a place is free again once a stream ends
+    held[0]!.stop();
+    await waitUntil(
+      async () => {
+        const again = await fetch(listenUrl(s));
+        await again.body?.cancel();
+        return again.status === 200;
+      },
+      5000,
+      'a free place',
+    );
+    held[1]!.stop();
+    await webrtc;
+    await waitUntil(async () => (await current(s.id)).viewerCount === 0, 10_000, 'viewerCount 0');
   }, 60_000);
 
   it('refuses sites the owner did not allow (Origin or Referer); listed domains make the plain URL private, signed links play', async () => {

@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { RTCPeerConnection } from 'werift';
 import type { Station } from '@radiobroadcaster/contracts';
 import type { TestUser } from '../../apps/api/src/testing/test-app.js';
 import { waitUntil } from '../support/processes.js';
@@ -9,6 +14,7 @@ import {
   ffmpeg,
   icecastSource,
   listenWebRtc,
+  oggListener,
   rawSource,
   startRadioApi,
   toneCheck,
@@ -20,6 +26,11 @@ import {
  * Icecast-protocol sources against the process `npm start` runs: Debian's ffmpeg publishes a sine
  * as Ogg/Opus and as MP3 (PUT and the legacy SOURCE method); a WebRTC listener hears the tone.
  */
+/** The grace period the radio API runs with (PUBLISHER_GRACE_MS). */
+const GRACE_S = 1.5;
+/** Failed logins per address and minute (the other tests fail a few times from 127.0.0.1). */
+const FAILED_LOGINS = 8;
+
 describe('Icecast-protocol ingest (ffmpeg → /ingest → WebRTC listener)', () => {
   let radio: Awaited<ReturnType<typeof startRadioApi>>;
   let api: Awaited<ReturnType<typeof startRadioApi>>['api'];
@@ -28,7 +39,11 @@ describe('Icecast-protocol ingest (ffmpeg → /ingest → WebRTC listener)', () 
   const running: FfmpegRun[] = [];
 
   beforeAll(async () => {
-    radio = await startRadioApi({ RATE_LIMIT_JOIN_PER_MINUTE: '1000', LOG_LEVEL: 'info' });
+    radio = await startRadioApi({
+      RATE_LIMIT_JOIN_PER_MINUTE: '1000',
+      RATE_LIMIT_SOURCE_AUTH_PER_MINUTE: String(FAILED_LOGINS),
+      LOG_LEVEL: 'info',
+    });
     ({ api, owner } = radio);
     port = Number(new URL(api.url).port);
   }, 60_000);
@@ -100,6 +115,99 @@ describe('Icecast-protocol ingest (ffmpeg → /ingest → WebRTC listener)', () 
     await waitStatus(s.id, 'offline', 15_000);
   }, 90_000);
 
+  it('a WHIP offer with the stream key that never connects does not cut the live Icecast source', async () => {
+    const s = await createRadioStation(api.url, owner, 'Ice Keep');
+    const source = start(icecastSource(sourceUrl(s), { frequency: 440, format: 'ogg' }));
+    await waitStatus(s.id, 'live');
+    const listener = await oggListener(`${api.url}/listen/${owner.username}/${s.slug}.ogg`);
+    expect(listener.status).toBe(200);
+    await waitUntil(async () => listener.seconds() > 1.5, 10_000, 'audio at the HTTP listener');
+
+    // OBS (say) sends an offer with the same key, and its peer never connects
+    const pc = new RTCPeerConnection({});
+    pc.addTransceiver('audio', { direction: 'sendonly' });
+    await pc.setLocalDescription(await pc.createOffer());
+    try {
+      const whip = await fetch(`${api.url}/whip/${s.id}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${s.key}`, 'Content-Type': 'application/sdp' },
+        body: pc.localDescription!.sdp,
+      });
+      expect(whip.status).toBe(201);
+      const heard = listener.seconds();
+      const t0 = Date.now();
+      // past the engine's publisher timeout (5 s) and the grace (1.5 s): the Icecast source goes on
+      await waitUntil(async () => Date.now() - t0 > 8000, 15_000, '8 s');
+      expect(listener.seconds() - heard).toBeGreaterThan(6);
+      expect(source.child.exitCode).toBeNull();
+      expect((await current(s.id)).status).toBe('live');
+      expect(api.output()).not.toMatch(/source on \/ingest\/[^/]+\/ice-keep closed/);
+      await expectTone(s, 440);
+      await source.stop();
+    } finally {
+      listener.stop();
+      await pc.close();
+    }
+    await waitStatus(s.id, 'offline', 15_000);
+  }, 90_000);
+
+  it('holds a source faster than real time (ffmpeg without -re) to play time, and ends within the grace after it left', async () => {
+    const s = await createRadioStation(api.url, owner, 'Ice Fast');
+    const clip = join(mkdtempSync(join(tmpdir(), 'rb-fast-')), 'clip.ogg');
+    const make = ffmpeg(
+      ['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000', '-t', '10', '-ac', '2'].concat([
+        '-c:a',
+        'libopus',
+        '-b:a',
+        '96k',
+        '-page_duration',
+        '20000',
+        clip,
+      ]),
+    );
+    expect(await make.exited).toBe(0);
+    // 210 s of audio sent as fast as TCP takes it: far more than the kernel's socket buffers hold
+    const source = start(
+      ffmpeg(
+        ['-stream_loop', '20', '-i', clip, '-c', 'copy', '-content_type', 'audio/ogg'].concat([
+          '-f',
+          'ogg',
+          sourceUrl(s),
+        ]),
+      ),
+    );
+    await waitStatus(s.id, 'live');
+    const listener = await oggListener(`${api.url}/listen/${owner.username}/${s.slug}.ogg`);
+    try {
+      expect(listener.status).toBe(200);
+      const t0 = Date.now();
+      let ended = false;
+      void listener.ended.then(() => (ended = true));
+      await waitUntil(async () => ended || Date.now() - t0 >= 10_000, 15_000, 'a 10 s window');
+      const windowS = (Date.now() - t0) / 1000;
+      const heard = listener.seconds();
+      console.log(`fast source: ${heard.toFixed(1)} s of audio in ${windowS.toFixed(1)} s`);
+      // real time and the burst a new listener gets (1 s), nothing more
+      expect(heard).toBeLessThanOrEqual(windowS + 1.5);
+      expect(heard).toBeGreaterThan(3);
+      const left = await source.exited.then(() => Date.now());
+      await waitStatus(s.id, 'offline', 60_000);
+      const after = (Date.now() - left) / 1000;
+      console.log(
+        `fast source: ffmpeg exited after ${((left - t0) / 1000).toFixed(1)} s, offline ${after.toFixed(1)} s later`,
+      );
+      // what it sent ahead plays out first (at most 4 s, held to play time), then the grace
+      expect(after).toBeLessThan(GRACE_S + 4 + 2);
+      await waitUntil(
+        async () => /sends faster than real time/.test(api.output()),
+        5000,
+        'the log',
+      );
+    } finally {
+      listener.stop();
+    }
+  }, 120_000);
+
   it('MP3 over PUT is decoded and encoded to Opus', async () => {
     const s = await createRadioStation(api.url, owner, 'Ice Mp3');
     start(icecastSource(sourceUrl(s), { frequency: 660, format: 'mp3' }));
@@ -154,6 +262,67 @@ describe('Icecast-protocol ingest (ffmpeg → /ingest → WebRTC listener)', () 
     // the rest of the API is unaffected by all this
     expect((await fetch(`${api.url}/health`)).status).toBe(200);
     expect((await current(s.id)).status).toBe('offline');
+  }, 60_000);
+
+  it('throttles failed logins per address (SOURCE/PUT and /admin/metadata): 429 with Retry-After; a right key still works for others', async () => {
+    const s = await createRadioStation(api.url, owner, 'Ice Throttle');
+    const from = '127.0.0.2';
+    const attempt = (key: string) =>
+      rawSource(port, {
+        path: s.settings.icecast.mount,
+        auth: `source:${key}`,
+        contentType: 'audio/ogg',
+        localAddress: from,
+      });
+    const metadata = (key: string, localAddress: string) =>
+      new Promise<{ status: number; retryAfter?: string; body: string }>((resolve, reject) => {
+        const q = `mode=updinfo&mount=${encodeURIComponent(s.settings.icecast.mount)}&song=x`;
+        const req = httpGet(
+          {
+            host: '127.0.0.1',
+            port,
+            localAddress,
+            path: `/admin/metadata?${q}`,
+            headers: { Authorization: `Basic ${Buffer.from(`source:${key}`).toString('base64')}` },
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (d: Buffer) => (body += d.toString()));
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode!,
+                retryAfter: res.headers['retry-after'] as string | undefined,
+                body,
+              }),
+            );
+          },
+        );
+        req.on('error', reject);
+      });
+    for (let i = 0; i < FAILED_LOGINS; i++)
+      expect((await attempt(`rbsk_guess${i}`)).status).toBe(401);
+    const limited = await attempt('rbsk_one-more');
+    expect(limited.status).toBe(429);
+    expect(Number(/\r\nRetry-After: (\d+)/.exec(limited.head)?.[1])).toBeGreaterThan(0);
+    expect(JSON.parse(limited.body)).toEqual({
+      error: 'TooManyRequests',
+      message: expect.stringMatching(/^Too many failed source logins, try again in \d+ seconds$/),
+    });
+    // that address is held off whatever it sends, on both routes
+    expect((await attempt(s.key)).status).toBe(429);
+    const meta = await metadata('rbsk_wrong', from);
+    expect(meta.status).toBe(429);
+    expect(Number(meta.retryAfter)).toBeGreaterThan(0);
+    expect(meta.body).toContain('<return>0</return>');
+    // others are not: the right key from another address updates the metadata and goes live
+    expect((await metadata(s.key, '127.0.0.1')).status).toBe(200);
+    const ok = await rawSource(port, {
+      path: s.settings.icecast.mount,
+      auth: `source:${s.key}`,
+      contentType: 'audio/ogg',
+    });
+    expect(ok.status).toBe(200);
+    ok.destroy();
   }, 60_000);
 
   it('closes garbage and non-Opus Ogg sources with a logged reason; the station stays offline', async () => {

@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { goertzelPower, OpusDecoder } from '@radiobroadcaster/audio';
+import { goertzelPower, OggOpusDemuxer, OpusDecoder } from '@radiobroadcaster/audio';
 import type { BroadcastSettings, CreateStationResponse } from '@radiobroadcaster/contracts';
 import {
   createTestDatabase,
@@ -208,10 +208,12 @@ export function rawSource(
     auth?: string;
     contentType?: string;
     body?: Buffer;
+    /** Another loopback address to connect from (another client IP, e.g. 127.0.0.2). */
+    localAddress?: string;
   },
 ): Promise<RawReply> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
+    const socket = connect({ port, host: '127.0.0.1', localAddress: opts.localAddress });
     let buf = '';
     let done = false;
     const closed = new Promise<void>((r) => socket.once('close', () => r()));
@@ -285,4 +287,41 @@ export async function listenWebRtc(
     await listener.stop();
     return packets;
   }
+}
+
+export interface OggListener {
+  status: number;
+  /** Seconds of audio received so far (the Opus packets' durations). */
+  seconds: () => number;
+  /** Resolves when the stream ended (the server closed it, or `stop`). */
+  ended: Promise<void>;
+  stop: () => void;
+}
+
+/** An HTTP listener of a `/listen/….ogg` stream, counting the audio it receives as it arrives. */
+export async function oggListener(url: string, headers: Record<string, string> = {}) {
+  const abort = new AbortController();
+  const res = await fetch(url, { signal: abort.signal, headers });
+  const demuxer = new OggOpusDemuxer();
+  let samples = 0;
+  const ended = (async () => {
+    if (!res.ok || !res.body) return void (await res.text().catch(() => ''));
+    const reader = res.body.getReader();
+    try {
+      for (;;) {
+        const r = await reader.read();
+        if (r.done) return;
+        for (const ev of demuxer.push(Buffer.from(r.value)))
+          if (ev.type === 'packet') samples += ev.samples;
+      }
+    } catch {
+      // stopped
+    }
+  })();
+  return {
+    status: res.status,
+    seconds: () => samples / 48000,
+    ended,
+    stop: () => abort.abort(),
+  } satisfies OggListener;
 }

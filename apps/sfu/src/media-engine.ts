@@ -133,8 +133,8 @@ export interface ClusterInfo {
 
 /**
  * A station's publisher fed from outside WebRTC (the Icecast-protocol ingest): Opus packets pushed
- * one at a time, at the pace they should be heard (the caller paces). It goes live, times out
- * without packets and is replaced exactly like a WHIP publisher.
+ * one at a time, at the pace they should be heard (the caller paces). It takes over at its first
+ * packet, goes live, times out without packets and is replaced exactly like a WHIP publisher.
  */
 export interface PacketPublisher {
   readonly sessionId: string;
@@ -150,9 +150,16 @@ export interface PacketPublisher {
 export type PacketTap = (payload: Buffer) => void;
 
 export interface MediaEngine {
-  /** Attach (or replace) the publisher of a station. Replacing keeps every listener connected. */
+  /**
+   * Opens a publisher for the station. It takes over once its media flows (its first packet):
+   * then the station's publisher, if any, goes with reason 'replaced' and every listener stays
+   * connected. Until then the current publisher keeps going, and one that never sends times out
+   * (`publisherTimeoutMs`) having changed nothing. So a client reconnecting before its stale session
+   * timed out replaces it, and an offer that never connects cannot cut a live broadcast.
+   * `hasSession` and `unpublish` know the session from the start.
+   */
   publish(stationId: string, offerSdp: string): Promise<SessionAnswer>;
-  /** Attach (or replace) a publisher that pushes Opus packets itself (see {@link PacketPublisher}). */
+  /** A publisher that pushes Opus packets itself (see {@link PacketPublisher}), taking over as `publish`. */
   publishPackets(stationId: string): Promise<PacketPublisher>;
   /**
    * Subscribes to the station's Opus payloads as its publisher sends them (WHIP, studio, packets),

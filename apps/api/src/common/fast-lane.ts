@@ -191,7 +191,7 @@ function match(segments: (string | null)[], parts: string[]): string[] | null {
 }
 
 /** As Express's `req.ip`: the client of the first proxy when proxies are trusted. */
-function remoteAddress(req: LaneRequest, trustProxy: boolean): string | undefined {
+export function remoteAddress(req: LaneRequest, trustProxy: boolean): string | undefined {
   if (trustProxy) {
     const forwarded = req.headers['x-forwarded-for'];
     if (typeof forwarded === 'string' && forwarded) return forwarded.split(',')[0]!.trim();

@@ -44,6 +44,7 @@ const EnvSchema = z.object({
   RATE_LIMIT_SIGN_UP_PER_IP: int(20),
   RATE_LIMIT_SIGN_UP_PER_ADDRESS: int(10),
   RATE_LIMIT_SIGN_UP_WINDOW_SECONDS: z.coerce.number().int().positive().default(3600),
+  RATE_LIMIT_SOURCE_AUTH_PER_MINUTE: int(10),
   MAX_LISTENERS_PER_IP: int(50),
   MAX_LISTENERS_PER_STATION: int(10000),
   RATE_LIMIT_SOCKET_EVENTS_PER_SECOND: z.coerce.number().int().positive().default(10),
@@ -184,6 +185,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
         limit: e.RATE_LIMIT_SIGN_UP_PER_ADDRESS,
         ttlMs: e.RATE_LIMIT_SIGN_UP_WINDOW_SECONDS * 1000,
       },
+      /** failed Icecast source and /admin/metadata logins (counted by IcecastIngest, no route) */
+      source: { limit: e.RATE_LIMIT_SOURCE_AUTH_PER_MINUTE, ttlMs: 60_000 },
     },
     /** Per socket.io connection (joins, leaves), counted in the process that holds it. */
     socketRateLimit: {

@@ -155,7 +155,15 @@ describe('MediaService (fake engine, no app)', () => {
       expect(busy.message).toBe('This station already has a live publisher');
       const again = await media.publish(STATION, first, OFFER);
       expect(again.sessionId).not.toBe(a.sessionId);
+      // it becomes the station's publisher once its media flows (StationLifecycle); until then `a` is
+      expect((await sessions.publisher(STATION))?.sessionId).toBe(a.sessionId);
+      expect(await sessions.session(again.sessionId)).toMatchObject({
+        kind: 'publisher',
+        publisher: { userId: OWNER },
+      });
       engine.end(again.sessionId, 'ice-failed');
+      expect((await refusal(media.publish(STATION, second, OFFER))).tag).toBe('Conflict');
+      engine.end(a.sessionId, 'timeout');
       await expect(media.publish(STATION, second, OFFER)).resolves.toHaveProperty('sessionId');
     });
 

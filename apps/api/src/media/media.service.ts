@@ -22,7 +22,7 @@ import { ListeningSessions } from '../stats/listening-sessions.service.js';
 import { StationTokensService } from '../stations/station-tokens.service.js';
 import { StationsService } from '../stations/stations.service.js';
 import { MEDIA_ENGINE } from './media.providers.js';
-import { SessionStore, type ListenerSlot } from './session-store.js';
+import { SessionStore, type ListenerSlot, type PublisherRecord } from './session-store.js';
 
 /** Who is asking, as far as signalling cares. */
 export interface Caller {
@@ -130,28 +130,44 @@ export class MediaService implements OnModuleInit, OnModuleDestroy {
     const station = await this.stations.entity(stationId);
     if (station.broadcasterId !== claims.userId)
       throw AppError.forbidden('You do not own this station');
-    // The same token reconnecting replaces its own session; another token waits for it to end.
-    const current = await this.sessions.publisher(stationId);
-    if (
-      current &&
-      current.tokenId !== claims.tid &&
-      (await this.engine.hasSession(stationId, current.sessionId)) === 'publisher'
-    ) {
+    // The same token reconnecting replaces its own session (once its media flows: see
+    // MediaEngine.publish); another token waits for it to end.
+    const current = await this.livePublisher(stationId);
+    if (current && current.tokenId !== claims.tid) {
       throw AppError.conflict('This station already has a live publisher');
     }
     const answer = await engineCall(() => this.engine.publish(stationId, sdp));
-    await this.sessions.setPublisher(stationId, {
-      sessionId: answer.sessionId,
-      tokenId: claims.tid,
-      userId: claims.userId,
-    });
-    await this.sessions.putSession(answer.sessionId, {
+    await this.recordPublisher(stationId, answer.sessionId, claims.tid, claims.userId, !current);
+    return { sessionId: answer.sessionId, answer: answer.answerSdp };
+  }
+
+  /** The station's publisher record when the engine still has that session. */
+  private async livePublisher(stationId: string): Promise<PublisherRecord | null> {
+    const current = await this.sessions.publisher(stationId);
+    return current && (await this.engine.hasSession(stationId, current.sessionId)) === 'publisher'
+      ? current
+      : null;
+  }
+
+  /**
+   * Remembers a publisher just opened. It is the station's publisher at once when none is live
+   * (`now`); otherwise it becomes it when its media flows (StationLifecycle, on 'publisher-media').
+   */
+  private async recordPublisher(
+    stationId: string,
+    sessionId: string,
+    tokenId: string,
+    userId: string,
+    now: boolean,
+  ): Promise<void> {
+    await this.sessions.putSession(sessionId, {
       stationId,
       kind: 'publisher',
       tokenHash: null,
       slot: null,
+      publisher: { tokenId, userId },
     });
-    return { sessionId: answer.sessionId, answer: answer.answerSdp };
+    if (now) await this.sessions.setPublisher(stationId, { sessionId, tokenId, userId });
   }
 
   /**
@@ -164,17 +180,8 @@ export class MediaService implements OnModuleInit, OnModuleDestroy {
     await this.assertNoLivePublisher(stationId);
     const pub = await engineCall(() => this.engine.publishPackets(stationId));
     const tokenId = `${STREAM_KEY_TOKEN}${keyHash}`;
-    await this.sessions.setPublisher(stationId, {
-      sessionId: pub.sessionId,
-      tokenId,
-      userId: station.broadcasterId,
-    });
-    await this.sessions.putSession(pub.sessionId, {
-      stationId,
-      kind: 'publisher',
-      tokenHash: null,
-      slot: null,
-    });
+    const live = await this.livePublisher(stationId);
+    await this.recordPublisher(stationId, pub.sessionId, tokenId, station.broadcasterId, !live);
     // rotated while it was being opened
     if (!(await this.streamKeys.isCurrent(stationId, keyHash))) {
       await pub.close();
@@ -185,8 +192,7 @@ export class MediaService implements OnModuleInit, OnModuleDestroy {
 
   /** 403 when the station has a live publisher (WHIP, studio or another source). */
   async assertNoLivePublisher(stationId: string): Promise<void> {
-    const current = await this.sessions.publisher(stationId);
-    if (current && (await this.engine.hasSession(stationId, current.sessionId)) === 'publisher')
+    if (await this.livePublisher(stationId))
       throw AppError.forbidden('This station is already live from another source');
   }
 
@@ -319,6 +325,21 @@ export class MediaService implements OnModuleInit, OnModuleDestroy {
       throw new AppError(ErrorTag.DomainNotAllowed, 'This token was issued to another site');
     }
     return result.claims.tid;
+  }
+
+  /**
+   * A slot for an HTTP listener (`/listen/…`) in the same caps as WebRTC listeners (per client IP,
+   * per station), so one address holds at most `MAX_LISTENERS_PER_IP` streams whatever the
+   * transport. 429 / 503 as for WHEP; release it with {@link releaseListener} when the stream ends.
+   */
+  async admitListener(stationId: string, ip: string): Promise<ListenerSlot> {
+    const slot: ListenerSlot = { id: randomUUID(), ip, stationId };
+    await this.admit(slot);
+    return slot;
+  }
+
+  async releaseListener(slot: ListenerSlot): Promise<void> {
+    await this.sessions.releaseListener(slot);
   }
 
   private async admit(slot: ListenerSlot): Promise<void> {

@@ -23,6 +23,7 @@ const SessionRecordSchema = z.object({
   kind: z.enum(['publisher', 'listener']),
   tokenHash: z.string().nullable(),
   slot: z.object({ id: z.string(), ip: z.string(), stationId: z.string() }).nullable(),
+  publisher: PublisherRecordSchema.omit({ sessionId: true }).optional(),
 });
 
 /**

@@ -6,7 +6,7 @@
  */
 import type { SessionKind } from '@radiobroadcaster/sfu';
 
-/** The last WHIP session accepted for a station. */
+/** The station's publisher: the last one whose media flowed, or one opened while none was live. */
 export interface PublisherRecord {
   sessionId: string;
   /** The station token it was opened with: a reconnect with the same token replaces it. */
@@ -27,6 +27,11 @@ export interface SessionRecord {
   /** SHA-256 of the listener token that opened it: DELETE must present the same token. */
   tokenHash: string | null;
   slot: ListenerSlot | null;
+  /**
+   * Publishers: who opened it, so it becomes the station's {@link PublisherRecord} once its media
+   * flows (a publisher opened while another is live takes over only then).
+   */
+  publisher?: Omit<PublisherRecord, 'sessionId'>;
 }
 
 /** 0 = no cap. */

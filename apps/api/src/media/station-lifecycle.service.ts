@@ -101,12 +101,15 @@ export class StationLifecycle implements OnModuleInit, OnApplicationBootstrap, O
       switch (e.type) {
         case 'publisher-media':
           this.clearGrace(e.stationId);
+          await this.tookOver(e.stationId, e.sessionId);
           await this.stations.transition(e.stationId, 'live', true, true);
           break;
         case 'publisher-gone': {
           await this.sessions.takeSession(e.sessionId);
           const current = await this.sessions.publisher(e.stationId);
-          if (current?.sessionId === e.sessionId) this.startGrace(e.stationId, e.sessionId);
+          // 'replaced': another publisher's media flows, the station is on the air
+          if (current?.sessionId === e.sessionId && e.reason !== 'replaced')
+            this.startGrace(e.stationId, e.sessionId);
           break;
         }
         case 'listeners':
@@ -123,6 +126,15 @@ export class StationLifecycle implements OnModuleInit, OnApplicationBootstrap, O
       const station = 'stationId' in e ? ` for ${e.stationId}` : '';
       this.logger.warn(`engine event ${e.type}${station}: ${(err as Error).message}`);
     }
+  }
+
+  /** The publisher `sessionId` sends media: it is the station's publisher now (MediaEngine.publish). */
+  private async tookOver(stationId: string, sessionId: string): Promise<void> {
+    const current = await this.sessions.publisher(stationId);
+    if (current?.sessionId === sessionId) return;
+    const rec = await this.sessions.session(sessionId);
+    if (rec?.stationId === stationId && rec.publisher)
+      await this.sessions.setPublisher(stationId, { sessionId, ...rec.publisher });
   }
 
   /** The publisher `sessionId` (null: none known) is gone; the station goes offline unless one returns. */

@@ -135,6 +135,43 @@ describe('StationLifecycle (fake engine, no app)', () => {
     expect(engine.callsOf('closeStation')).toEqual([]);
   });
 
+  it('a publisher opened while another is live takes over with its media; one that never sends changes nothing', async () => {
+    const live = await publish(A);
+    await start({ [A]: 'live' });
+    /** Opened while `live` is on the air, as MediaService records it: the station's record stays. */
+    const candidate = async (tokenId: string) => {
+      const { sessionId } = await engine.publish(A, 'offer');
+      await sessions.putSession(sessionId, {
+        stationId: A,
+        kind: 'publisher',
+        tokenHash: null,
+        slot: null,
+        publisher: { tokenId, userId: 'u' },
+      });
+      return sessionId;
+    };
+    const stray = await candidate('stray');
+    engine.end(stray, 'timeout');
+    await sleep(GRACE_MS * 2);
+    expect(status.get(A)).toBe('live');
+    expect(transitions).toEqual([]);
+    expect((await sessions.publisher(A))?.sessionId).toBe(live);
+
+    const next = await candidate('next');
+    engine.emit({ type: 'publisher-media', stationId: A, sessionId: next });
+    engine.end(live, 'replaced');
+    let record: string | undefined;
+    await until(() => {
+      void sessions.publisher(A).then((r) => (record = r?.tokenId));
+      return record === 'next';
+    }, 'the record moves to the publisher whose media flows');
+    await sleep(GRACE_MS * 2);
+    expect(status.get(A)).toBe('live');
+    // its end is the station's end
+    engine.end(next, 'timeout');
+    await until(() => status.get(A) === 'offline', 'offline after the new publisher left');
+  });
+
   it('ignores the end of a publisher that was already replaced', async () => {
     await start({ [A]: 'live' });
     const first = await publish(A);

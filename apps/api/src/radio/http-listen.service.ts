@@ -13,10 +13,12 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ErrorTag, type ErrorBody, LISTEN_TOKEN_PARAM } from '@radiobroadcaster/contracts';
+import { toErrorResponse } from '../common/all-errors.filter.js';
 import { AppError } from '../common/app-error.js';
-import { takeRequestsFirst } from '../common/fast-lane.js';
+import { remoteAddress, takeRequestsFirst } from '../common/fast-lane.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { DomainsService } from '../domains/domains.service.js';
+import { MediaService } from '../media/media.service.js';
 import type { StationEntity } from '../stations/station.entity.js';
 import { CONTAINERS, CONTENT_TYPES, type Container, HttpStreams } from './http-streams.js';
 import { ListenAddresses } from './listen-addresses.js';
@@ -40,6 +42,7 @@ export class HttpListen {
     @Inject(DomainsService) private readonly domains: DomainsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(ListenGrants) private readonly grants: ListenGrants,
+    @Inject(MediaService) private readonly media: MediaService,
   ) {}
 
   /** Takes `GET`/`HEAD /listen/…` ahead of Express (a stream is no request/response for Nest). */
@@ -109,6 +112,12 @@ export class HttpListen {
           ErrorTag.StationNotActive,
           'This station is not currently broadcasting',
         );
+      if (req.method === 'GET') {
+        // one listener's place in the caps per IP and per station, shared with WebRTC listeners
+        const ip = remoteAddress(req, this.config.trustProxy) ?? 'unknown';
+        const slot = await this.media.admitListener(station.id, ip);
+        res.once('close', () => void this.media.releaseListener(slot).catch(() => undefined));
+      }
       // The stream as it is, ended by closing the connection, as Icecast sends it: no chunk framing,
       // so each batch is one write to the socket.
       res.useChunkedEncodingByDefault = false;
@@ -126,6 +135,11 @@ export class HttpListen {
       res.socket?.setNoDelay(true);
       this.streams.attach(station.id, format, req, res, origin ?? null);
     } catch (err) {
+      if (err instanceof AppError && !res.headersSent) {
+        // refused by the listener caps: 429 per address, 503 per station (with Retry-After)
+        const { status, body, headers } = toErrorResponse(err);
+        return this.error(res, status, body.error, body.message, headers);
+      }
       this.logger.warn(`listen ${req.url}: ${(err as Error).message}`);
       if (!res.headersSent) this.error(res, 500, ErrorTag.InternalError, 'Something went wrong');
       else res.destroy();
@@ -167,10 +181,17 @@ export class HttpListen {
     res.end(req.method === 'HEAD' ? undefined : body);
   }
 
-  private error(res: ServerResponse, status: number, tag: ErrorTag, message: string): void {
+  private error(
+    res: ServerResponse,
+    status: number,
+    tag: ErrorTag,
+    message: string,
+    headers: Record<string, string> = {},
+  ): void {
     const body: ErrorBody = { error: tag, message };
     const json = JSON.stringify(body);
     res.writeHead(status, {
+      ...headers,
       'Content-Type': 'application/json; charset=utf-8',
       'Content-Length': Buffer.byteLength(json),
       'Cache-Control': 'no-store',

@@ -9,13 +9,15 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { STATUS_CODES } from 'node:http';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
+import { ThrottlerStorage } from '@nestjs/throttler';
 import { Mp3ToOpusWorker, OggOpusDemuxer } from '@radiobroadcaster/audio';
 import { ErrorTag, ICECAST_SOURCE_USER, NowPlayingRequest } from '@radiobroadcaster/contracts';
 import type { PacketPublisher } from '@radiobroadcaster/sfu';
 import { toErrorResponse } from '../common/all-errors.filter.js';
 import { AppError } from '../common/app-error.js';
-import type { LaneRequest, LaneRoute } from '../common/fast-lane.js';
+import { remoteAddress, type LaneRequest, type LaneRoute } from '../common/fast-lane.js';
 import type { Reply } from '../common/json-doc.js';
+import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { MediaService } from '../media/media.service.js';
 import type { StationEntity } from '../stations/station.entity.js';
 import { StationsService } from '../stations/stations.service.js';
@@ -31,6 +33,15 @@ const MP3_TYPES = new Set(['audio/mpeg', 'audio/mp3', 'audio/mpeg3', 'audio/x-mp
 /** Input is paused above this much audio waiting, and resumed below the low mark. */
 const HIGH_WATER_MS = 3000;
 const LOW_WATER_MS = 1500;
+/**
+ * A source that stays at least the low mark ahead of play time for this long sends faster than
+ * real time (a file sent without `-re`, or a backlog): it is read on, and the audio that would
+ * overflow the buffer is dropped. Pausing alone would leave tens of seconds in the kernel's socket
+ * buffers (both ends'), keeping the station on the air that long after the source left.
+ */
+const OVERRUN_MS = 2000;
+/** Audio beyond this much waiting is dropped, whatever the source (a read can bring seconds at once). */
+const MAX_AHEAD_MS = HIGH_WATER_MS + 1000;
 const REALM = 'Basic realm="Radio Broadcaster"';
 /** libopus complexity for MP3 sources: half the CPU of 8 at 128 kbit/s with no audible loss. */
 const MP3_OPUS_COMPLEXITY = 5;
@@ -67,11 +78,15 @@ export function splitSong(song: string): { track: string; artist: string | null 
 export class IcecastIngest implements BeforeApplicationShutdown {
   private readonly logger = new Logger('IcecastIngest');
   private readonly sources = new Set<IcecastSource>();
+  /** Client addresses over the failed-login limit on this node, until when (ms). */
+  private readonly blocked = new Map<string, number>();
 
   constructor(
     @Inject(StationsService) private readonly stations: StationsService,
     @Inject(StreamKeysService) private readonly keys: StreamKeysService,
     @Inject(MediaService) private readonly media: MediaService,
+    @Inject(ThrottlerStorage) private readonly throttler: ThrottlerStorage,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** Takes `SOURCE` and `PUT /ingest/…` connections of the API's HTTP server. */
@@ -91,8 +106,50 @@ export class IcecastIngest implements BeforeApplicationShutdown {
     for (const s of this.sources) s.close('the server is shutting down');
   }
 
-  /** The station and key hash a source or metadata request authenticates as. */
+  /**
+   * The station and key hash a source or metadata request from `ip` authenticates as. Failed
+   * logins count per address (RATE_LIMIT_SOURCE_AUTH_PER_MINUTE, in the app's rate-limit storage:
+   * Redis when configured, so across nodes); past the limit every attempt from it gets 429 until
+   * the window is over, before its key is even looked at.
+   */
   private async authenticate(
+    path: string,
+    authorization: string | undefined,
+    ip: string,
+  ): Promise<{ station: StationEntity; keyHash: string }> {
+    this.assertNotBlocked(ip);
+    try {
+      return await this.login(path, authorization);
+    } catch (err) {
+      if (err instanceof AppError && err.tag === ErrorTag.Unauthorized) await this.failed(ip);
+      throw err;
+    }
+  }
+
+  private assertNotBlocked(ip: string): void {
+    const until = this.blocked.get(ip);
+    if (until === undefined) return;
+    const left = until - Date.now();
+    if (left > 0) throw tooManyFailures(Math.ceil(left / 1000));
+    this.blocked.delete(ip);
+  }
+
+  /** Counts a failed login of `ip`; throws 429 once it is over the limit. */
+  private async failed(ip: string): Promise<void> {
+    const { limit, ttlMs } = this.config.rateLimits.source;
+    if (limit <= 0) return;
+    const r = await this.throttler.increment(`ip:${ip}`, ttlMs, limit, ttlMs, 'source');
+    if (!r.isBlocked) return;
+    const seconds = Math.max(1, r.timeToBlockExpire);
+    if (this.blocked.size > 10_000) {
+      const now = Date.now();
+      for (const [k, t] of this.blocked) if (t <= now) this.blocked.delete(k);
+    }
+    this.blocked.set(ip, Date.now() + seconds * 1000);
+    throw tooManyFailures(seconds);
+  }
+
+  private async login(
     path: string,
     authorization: string | undefined,
   ): Promise<{ station: StationEntity; keyHash: string }> {
@@ -116,7 +173,9 @@ export class IcecastIngest implements BeforeApplicationShutdown {
   private async accept(socket: Socket, req: SourceRequest, body: Buffer): Promise<void> {
     const path = req.target.split('?')[0]!;
     try {
-      const { station, keyHash } = await this.authenticate(path, req.headers['authorization']);
+      const forwarded = this.config.trustProxy ? req.headers['x-forwarded-for'] : undefined;
+      const ip = forwarded?.split(',')[0]!.trim() || socket.remoteAddress || 'unknown';
+      const { station, keyHash } = await this.authenticate(path, req.headers['authorization'], ip);
       if (req.headers['transfer-encoding'])
         throw AppError.validation('Send the stream as a plain body (no Transfer-Encoding)');
       const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
@@ -175,7 +234,8 @@ export class IcecastIngest implements BeforeApplicationShutdown {
       if (q.get('mode') !== 'updinfo') throw AppError.validation('Only mode=updinfo is supported');
       const mount = q.get('mount') ?? '';
       const song = q.get('song') ?? '';
-      const { station } = await this.authenticate(mount, req.headers.authorization);
+      const ip = remoteAddress(req, this.config.trustProxy) ?? 'unknown';
+      const { station } = await this.authenticate(mount, req.headers.authorization, ip);
       if (!song.trim()) {
         await this.stations.clearNowPlaying(station.broadcasterId, station.id);
       } else {
@@ -197,6 +257,15 @@ export class IcecastIngest implements BeforeApplicationShutdown {
       return reply;
     }
   }
+}
+
+function tooManyFailures(seconds: number): AppError {
+  return new AppError(
+    ErrorTag.RateLimited,
+    `Too many failed source logins, try again in ${seconds} seconds`,
+    undefined,
+    { 'Retry-After': String(seconds) },
+  );
 }
 
 /** Icecast's XML answer to admin requests (what sources parse, if anything). */
@@ -238,6 +307,13 @@ class IcecastSource {
   private work: Promise<void> = Promise.resolve();
   private inflight = 0;
   private resumeTimer: NodeJS.Timeout | null = null;
+  /** Last time less than the low mark of audio was waiting. */
+  private caughtUpAt = Date.now();
+  /** Sending faster than real time (see OVERRUN_MS): read on, drop what overflows. */
+  private overrun = false;
+  /** Dropping audio until the buffer is down to the low mark. */
+  private dropping = false;
+  private dropped = 0;
   private closed = false;
   private sniffed: Buffer = Buffer.alloc(0);
 
@@ -252,7 +328,10 @@ class IcecastSource {
   start(socket: Socket, first: Buffer): void {
     this.socket = socket;
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    socket.on('close', () => this.close(null));
+    // the HTTP server's sockets allow half-open connections: a source that is done (ffmpeg at the
+    // end of its input) shuts its side down and waits for ours, so 'end' is its leaving too
+    socket.on('end', () => this.left());
+    socket.on('close', () => this.left());
     socket.on('error', () => undefined);
     if (first.length) this.onData(first);
     socket.resume();
@@ -265,19 +344,51 @@ class IcecastSource {
       .then(() => this.consume(chunk))
       .catch((err: unknown) => this.close((err as Error).message ?? String(err)))
       .finally(() => this.inflight--);
-    if (this.inflight > 16 || this.pacer.aheadMs > HIGH_WATER_MS) this.throttle();
+    this.regulate();
   }
 
-  /** Pauses the input until the queued audio has played down (TCP slows the source). */
-  private throttle(): void {
+  /** Notes how far ahead of play time the source is, and whether it overruns (OVERRUN_MS). */
+  private lead(): number {
+    const now = Date.now();
+    const ahead = this.pacer.aheadMs;
+    if (ahead < LOW_WATER_MS) {
+      this.caughtUpAt = now;
+      this.overrun = false;
+    } else if (!this.overrun && now - this.caughtUpAt > OVERRUN_MS) {
+      this.overrun = true;
+      this.logger.warn(
+        `source on ${this.target.path} sends faster than real time: audio beyond ${HIGH_WATER_MS / 1000} s ahead is dropped`,
+      );
+    }
+    return ahead;
+  }
+
+  /**
+   * Back-pressure: the input is paused while more than the high mark of audio waits, until it has
+   * played down to the low mark (TCP slows the source), except for a source that overruns; and
+   * while chunks wait to be decoded.
+   */
+  private regulate(): void {
+    const ahead = this.lead();
     if (this.resumeTimer || !this.socket) return;
+    if (this.inflight <= 16 && (this.overrun || ahead <= HIGH_WATER_MS)) return;
     this.socket.pause();
     this.resumeTimer = setInterval(() => {
-      if (this.inflight > 2 || this.pacer.aheadMs > LOW_WATER_MS) return;
+      const now = this.lead();
+      if (this.inflight > 2 || (!this.overrun && now > LOW_WATER_MS)) return;
       if (this.resumeTimer) clearInterval(this.resumeTimer);
       this.resumeTimer = null;
       this.socket?.resume();
     }, 50);
+  }
+
+  /** Whether audio arriving now is dropped (an overrunning source with a full buffer). */
+  private overflowing(): boolean {
+    const ahead = this.lead();
+    if (this.dropping && ahead <= LOW_WATER_MS) this.dropping = false;
+    else if (ahead >= MAX_AHEAD_MS || (this.overrun && ahead >= HIGH_WATER_MS))
+      this.dropping = true;
+    return this.dropping;
   }
 
   private async consume(chunk: Buffer): Promise<void> {
@@ -300,6 +411,8 @@ class IcecastSource {
         else if (ev.type === 'tags') await this.tags(ev.tags.comments);
       }
     } else if (this.mp3) {
+      // nothing is decoded only to be dropped (the decoder finds the next frame by itself)
+      if (this.publisher && this.overflowing()) return void (this.dropped += 1);
       for (const p of await this.mp3.push(chunk)) await this.packet(p, 960);
     }
   }
@@ -325,6 +438,7 @@ class IcecastSource {
         );
       });
     }
+    if (this.overflowing()) return void (this.dropped += 1);
     this.pacer.push(payload, samples);
   }
 
@@ -342,6 +456,22 @@ class IcecastSource {
       await this.stations.setNowPlaying(this.target.station.broadcasterId, parsed.data);
   }
 
+  /**
+   * The source disconnected: what it sent still plays (at most MAX_AHEAD_MS, it is held to play
+   * time), then its publisher closes and the station's grace period starts.
+   */
+  private left(): void {
+    if (this.closed) return;
+    void this.work.then(() => {
+      const done = () => {
+        if (this.closed) return;
+        if (this.publisher && this.pacer.aheadMs > 0) return void setTimeout(done, 50);
+        this.close(null);
+      };
+      done();
+    });
+  }
+
   /** Ends the source; `reason` (logged) is null when the source itself disconnected. */
   close(reason: string | null): void {
     if (this.closed) return;
@@ -351,6 +481,8 @@ class IcecastSource {
     this.pacer.close();
     this.mp3?.close();
     this.socket?.destroy();
+    if (this.dropped)
+      this.logger.warn(`source on ${this.target.path}: ${this.dropped} overflowing chunks dropped`);
     if (reason) this.logger.warn(`source on ${this.target.path} closed: ${reason}`);
     else this.logger.log(`source on ${this.target.path} disconnected`);
     void this.publisher?.close().catch(() => undefined);

@@ -2,19 +2,13 @@ import { performance } from 'node:perf_hooks';
 
 /** A packet arriving later than this after its slot starts a new timeline instead of a burst. */
 const MAX_LATE_MS = 200;
-/**
- * Every this long, audio that stayed queued the whole time (a start-up delay, a burst after a
- * hiccup) is released early: the delay the pacer adds never outlives the burst that caused it.
- */
-const DRAIN_WINDOW_MS = 2000;
-/** What stays queued after a drain, to smooth the next burst. */
-const KEEP_MS = 40;
 
 /**
  * Releases Opus packets at the pace they play (their durations), whatever pace they arrive at:
  * Icecast sources send Ogg pages of up to a second at once, MP3 decoding yields frames in bursts,
  * and a source that sends faster than real time is held back (the caller pauses its input while
- * {@link aheadMs} is high, so TCP slows the source down).
+ * {@link aheadMs} is high, so TCP slows the source down). Nothing is ever released ahead of its
+ * time: over any window, what leaves is at most the window's length plus one late slot's catch-up.
  */
 export class PacketPacer {
   private readonly queue: { payload: Buffer; samples: number }[] = [];
@@ -24,9 +18,6 @@ export class PacketPacer {
   private released = 0;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
-  /** Least audio queued (ms) since `windowStart`. */
-  private minAhead = Infinity;
-  private windowStart = 0;
 
   constructor(private readonly send: (payload: Buffer, samples: number) => void) {}
 
@@ -54,16 +45,9 @@ export class PacketPacer {
     this.timer = null;
     if (this.closed) return;
     const now = performance.now();
-    if (now - this.windowStart >= DRAIN_WINDOW_MS) {
-      if (this.minAhead !== Infinity && this.minAhead > KEEP_MS * 2 && this.released > 0)
-        this.origin -= this.minAhead - KEEP_MS;
-      this.minAhead = Infinity;
-      this.windowStart = now;
-    }
     while (this.queue.length > 0) {
       const due = this.origin + this.released / 48;
       if (due > now + 1) {
-        this.minAhead = Math.min(this.minAhead, this.aheadMs);
         this.timer = setTimeout(() => this.pump(), due - now);
         return;
       }
@@ -72,7 +56,6 @@ export class PacketPacer {
       this.released += p.samples;
       this.send(p.payload, p.samples);
     }
-    this.minAhead = 0;
   }
 
   close(): void {

@@ -23,6 +23,7 @@ const WHAT: Record<RateLimitName, string> = {
   mail: 'Too many emails requested',
   signUp: 'Too many sign-ups from this network',
   signUpAddress: 'Too many sign-up attempts with this email address',
+  source: 'Too many failed source logins',
 };
 
 /**

@@ -34,8 +34,10 @@ export class SfuNode {
   private heartbeat?: NodeJS.Timeout;
   private closed = false;
   private draining = false;
-  /** stationId -> publisher session (real publishers only). */
+  /** stationId -> publisher session whose media flows (real publishers only). */
   private readonly publishers = new Map<string, string>();
+  /** Publishers opened here that have not sent media yet (they take over when they do): sessionId -> stationId. */
+  private readonly waiting = new Map<string, string>();
   /** stationId -> audience listener sessions on this node (pending or connected). */
   private readonly audience = new Map<string, Set<string>>();
   /** Relay legs this node serves to edges: sessionId -> stationId. */
@@ -123,10 +125,10 @@ export class SfuNode {
       startedAt: this.startedAt,
       at: Date.now(),
       listeners,
-      publishers: this.publishers.size,
+      publishers: this.publisherCount,
       relays: this.relays.size,
       relayLegs,
-      load: listeners + relayLegs + this.publishers.size * this.cfg.publisherWeight,
+      load: listeners + relayLegs + this.publisherCount * this.cfg.publisherWeight,
       maxListeners: this.engine.stats().maxListeners,
       stations,
       ...(this.draining ? { draining: true } : {}),
@@ -200,9 +202,18 @@ export class SfuNode {
     return r && r.outSessionId === sessionId ? r : undefined;
   }
 
+  /** Publishers on this node: live ones and those waiting for their first media. */
+  private get publisherCount(): number {
+    return this.publishers.size + this.waiting.size;
+  }
+
   private onEngineEvent(e: EngineEvent): void {
     switch (e.type) {
       case 'publisher-media':
+        if (this.waiting.get(e.sessionId) === e.stationId) {
+          this.waiting.delete(e.sessionId);
+          this.publishers.set(e.stationId, e.sessionId);
+        }
         if (this.publishers.get(e.stationId) === e.sessionId) void this.emit(e);
         break;
       case 'publisher-gone': {
@@ -211,7 +222,10 @@ export class SfuNode {
           relay.outGone(e.sessionId);
           break;
         }
-        if (this.publishers.get(e.stationId) === e.sessionId) {
+        if (this.waiting.get(e.sessionId) === e.stationId) {
+          this.waiting.delete(e.sessionId);
+          void this.emit(e);
+        } else if (this.publishers.get(e.stationId) === e.sessionId) {
           this.publishers.delete(e.stationId);
           void this.emit(e);
         }
@@ -343,7 +357,7 @@ export class SfuNode {
     // (its listeners stay connected and continue on the new publisher).
     if (this.relays.has(req.stationId)) await this.dropRelay(req.stationId);
     const answer = await this.engine.publish(req.stationId, req.offer);
-    this.publishers.set(req.stationId, answer.sessionId);
+    this.waiting.set(answer.sessionId, req.stationId);
     return answer;
   }
 
@@ -356,7 +370,7 @@ export class SfuNode {
     this.refuseWhileDraining();
     if (this.relays.has(stationId)) await this.dropRelay(stationId);
     const pub = await this.engine.publishPackets(stationId);
-    this.publishers.set(stationId, pub.sessionId);
+    this.waiting.set(pub.sessionId, stationId);
     res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
     res.write(`${JSON.stringify({ sessionId: pub.sessionId })}\n`);
     const reader = new FrameReader();
@@ -396,7 +410,11 @@ export class SfuNode {
   }
 
   async unpublish(req: SessionRequest): Promise<boolean> {
-    if (this.publishers.get(req.stationId) !== req.sessionId) return false;
+    if (
+      this.publishers.get(req.stationId) !== req.sessionId &&
+      this.waiting.get(req.sessionId) !== req.stationId
+    )
+      return false;
     return this.engine.unpublish(req.stationId, req.sessionId);
   }
 
@@ -439,6 +457,7 @@ export class SfuNode {
     for (const [s, st] of this.servedLegs) if (st === stationId) this.servedLegs.delete(s);
     await this.engine.closeStation(stationId);
     this.publishers.delete(stationId);
+    for (const [s, st] of this.waiting) if (st === stationId) this.waiting.delete(s);
     this.scheduleCount(stationId);
   }
 
@@ -467,14 +486,14 @@ export class SfuNode {
     );
     await this.register().catch(() => undefined);
     console.log(
-      `[sfu-node] draining: ${sessions.length} listener(s) sent elsewhere, ${this.publishers.size} publisher(s) kept`,
+      `[sfu-node] draining: ${sessions.length} listener(s) sent elsewhere, ${this.publisherCount} publisher(s) kept`,
     );
     const until = Date.now() + timeoutMs;
-    while (this.publishers.size > 0 && Date.now() < until) {
+    while (this.publisherCount > 0 && Date.now() < until) {
       await new Promise((r) => setTimeout(r, 200));
     }
-    if (this.publishers.size > 0)
-      console.warn(`[sfu-node] drain timeout: closing ${this.publishers.size} publisher(s)`);
+    if (this.publisherCount > 0)
+      console.warn(`[sfu-node] drain timeout: closing ${this.publisherCount} publisher(s)`);
   }
 
   async close(): Promise<void> {

@@ -91,18 +91,25 @@ describe('werift media engine (in-thread shard)', () => {
       expect(l.extensions).toBe(0);
     }
 
-    // replacement: a new publisher with unrelated seq/timestamp bases; listeners keep their sessions
+    // replacement: a new publisher with unrelated seq/timestamp bases; listeners keep their sessions.
+    // It takes over with its first packet, not before (connected but silent changes nothing).
     const pub2 = await createTestPublisher(engine, station, {
       seqStart: 40000,
       tsStart: 123456789,
     });
-    await waitFor(() => eventsOf('publisher-gone', station).length === 1, 2000, 'replaced');
-    expect(eventsOf('publisher-gone', station)[0]).toMatchObject({
-      sessionId: pub1.sessionId,
-      reason: 'replaced',
-    });
     await pub2.connected;
+    expect(await engine.hasSession(station, pub1.sessionId)).toBe('publisher');
+    expect(await engine.hasSession(station, pub2.sessionId)).toBe('publisher');
+    expect(eventsOf('publisher-gone', station)).toEqual([]);
+    expect(engine.stats().publishers).toBe(1);
     await pub2.stream(150, 100);
+    expect(eventsOf('publisher-gone', station)).toEqual([
+      expect.objectContaining({ sessionId: pub1.sessionId, reason: 'replaced' }),
+    ]);
+    expect(eventsOf('publisher-media', station).map((e) => e.sessionId)).toEqual([
+      pub1.sessionId,
+      pub2.sessionId,
+    ]);
     await new Promise((r) => setTimeout(r, 200));
     for (const l of listeners) {
       const got = [...l.received.keys()].filter((i) => i >= 150).length;
@@ -175,19 +182,21 @@ describe('werift media engine (in-thread shard)', () => {
     expect(eventsOf('publisher-media', station).map((e) => e.sessionId)).toEqual([pub.sessionId]);
     expect(tapped).toEqual([...Array(100).keys()]);
 
-    // a WHIP publisher takes over: the packet publisher hears why, the tap hears the new one
+    // a WHIP publisher takes over at its first packet: until then the packet publisher goes on;
+    // then it hears why, and the tap hears the new one
     const whip = await createTestPublisher(engine, station);
+    await whip.connected;
+    pub.push(testPayload(100), 960);
+    await whip.stream(101, 20);
     expect(await pub.gone).toBe('replaced');
     pub.push(testPayload(999), 960); // ignored: no longer the station's publisher
-    await whip.connected;
-    await whip.stream(100, 20);
-    await waitFor(() => tapped.length >= 119, 2000, 'WHIP packets at the tap');
-    expect(tapped.slice(100, 119)).toEqual([...Array(19).keys()].map((i) => 100 + i));
+    await waitFor(() => tapped.length >= 120, 2000, 'WHIP packets at the tap');
+    expect(tapped.slice(100, 120)).toEqual([...Array(20).keys()].map((i) => 100 + i));
     expect(tapped).not.toContain(999);
     offTap();
-    await whip.stream(120, 5);
+    await whip.stream(121, 5);
     await new Promise((r) => setTimeout(r, 100));
-    expect(tapped.length).toBeLessThan(121);
+    expect(tapped.length).toBeLessThan(122);
     await whip.close();
     await l.close();
 
@@ -240,6 +249,52 @@ describe('werift media engine (in-thread shard)', () => {
     expect(eventsOf('publisher-gone', 'st-silent')[0].reason).toBe('timeout');
     await silent.close();
     await fast.close();
+  });
+
+  test('a publisher that never sends changes nothing: the live one keeps going until it times out', async () => {
+    const station = 'st-takeover';
+    const fast = await createWeriftEngine({ shards: 0, publisherTimeoutMs: 1500 });
+    const evs: EngineEvent[] = [];
+    fast.on((e) => evs.push(e));
+    const tapped: number[] = [];
+    fast.tap(station, (p) => tapped.push(checkTestPayload(p) ?? -1));
+    const live = await fast.publishPackets(station);
+    let i = 0;
+    const feed = setInterval(() => live.push(testPayload(i++), 960), 20);
+    try {
+      await waitFor(() => tapped.length > 5, 2000, 'live packets');
+      // a WHIP offer whose peer never connects, and a packet publisher that never pushes
+      const pc = createPeer({ iceServers: [] });
+      pc.addTransceiver('audio', { direction: 'sendonly' });
+      await pc.setLocalDescription(await pc.createOffer());
+      const stray = await fast.publish(station, pc.localDescription!.sdp);
+      const idle = await fast.publishPackets(station);
+      expect(await fast.hasSession(station, stray.sessionId)).toBe('publisher');
+      const gone = () =>
+        evs.filter(
+          (e): e is Extract<EngineEvent, { type: 'publisher-gone' }> => e.type === 'publisher-gone',
+        );
+      await waitFor(() => gone().length === 2, 5000, 'the stray publishers time out');
+      expect(gone().map((e) => [e.sessionId, e.reason])).toEqual(
+        expect.arrayContaining([
+          [stray.sessionId, 'timeout'],
+          [idle.sessionId, 'timeout'],
+        ]),
+      );
+      expect(await idle.gone).toBe('timeout');
+      // the live one never stopped: every packet reached the tap, in order
+      const heard = tapped.length;
+      await waitFor(() => tapped.length > heard + 10, 2000, 'still live');
+      expect(tapped).toEqual([...Array(tapped.length).keys()]);
+      expect(await fast.hasSession(station, live.sessionId)).toBe('publisher');
+      expect(
+        evs.filter((e) => e.type === 'publisher-media').map((e) => 'sessionId' in e && e.sessionId),
+      ).toEqual([live.sessionId]);
+      await pc.close();
+    } finally {
+      clearInterval(feed);
+      await fast.close();
+    }
   });
 
   test('closeStation disconnects publisher and listeners', async () => {

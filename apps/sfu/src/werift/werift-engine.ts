@@ -81,7 +81,13 @@ function newPublisher(
 
 interface Station {
   readonly id: string;
+  /** The publisher whose media reaches listeners now. */
   publisher?: Publisher;
+  /**
+   * Publishers opened but not sending yet, oldest first: one takes over at its first packet (see
+   * {@link MediaEngine.publish}); until then the station's publisher keeps going.
+   */
+  readonly pending: Set<Publisher>;
   shardCounts: number[];
   emitted: number;
   flushTimer?: NodeJS.Timeout;
@@ -210,14 +216,19 @@ class WeriftEngine implements MediaEngine, WeriftEngineInternals {
   private station(id: string, create: boolean): Station | undefined {
     let st = this.stations.get(id);
     if (!st && create) {
-      st = { id, shardCounts: new Array<number>(this.shards.length).fill(0), emitted: 0 };
+      st = {
+        id,
+        pending: new Set(),
+        shardCounts: new Array<number>(this.shards.length).fill(0),
+        emitted: 0,
+      };
       this.stations.set(id, st);
     }
     return st;
   }
 
   private maybeDropStation(st: Station): void {
-    if (st.publisher || st.flushTimer) return;
+    if (st.publisher || st.pending.size > 0 || st.flushTimer) return;
     if (st.shardCounts.some((c) => c > 0)) return;
     for (const s of this.listeners.values()) if (s.stationId === st.id) return;
     this.stations.delete(st.id);
@@ -361,12 +372,27 @@ class WeriftEngine implements MediaEngine, WeriftEngineInternals {
     };
   }
 
-  /** `pub` becomes the station's publisher; the one it replaces goes (listeners stay). */
+  /**
+   * `pub` waits for its first packet: then it becomes the station's publisher and the one it
+   * replaces goes (listeners stay). One that never sends times out and changes nothing.
+   */
   private attach(pub: Publisher): void {
-    const st = this.station(pub.stationId, true);
-    const old = st.publisher;
+    this.station(pub.stationId, true).pending.add(pub);
+  }
+
+  /** `pub` sent its first packet: it is the station's publisher now. */
+  private takeOver(st: Station, pub: Publisher): void {
+    const replaced: Publisher[] = [];
+    if (st.publisher) replaced.push(st.publisher);
+    // older attempts still waiting (a client that retried) lose to the one that got through
+    for (const p of st.pending) {
+      if (p === pub) break;
+      replaced.push(p);
+    }
+    st.pending.delete(pub);
     st.publisher = pub;
-    if (old) void this.closePublisher(old, 'replaced');
+    this.emit({ type: 'publisher-media', stationId: pub.stationId, sessionId: pub.sessionId });
+    for (const p of replaced) void this.closePublisher(p, 'replaced');
   }
 
   tap(stationId: string, onPacket: PacketTap): () => void {
@@ -403,7 +429,7 @@ class WeriftEngine implements MediaEngine, WeriftEngineInternals {
   ): void {
     if (pub.gone) return;
     const st = this.stations.get(pub.stationId);
-    if (!st || st.publisher !== pub) return;
+    if (!st || (st.publisher !== pub && !st.pending.has(pub))) return;
     if (payload.length === 0) return;
     const now = Date.now();
     const h = { sequenceNumber: inSeq, timestamp: inTs };
@@ -416,7 +442,7 @@ class WeriftEngine implements MediaEngine, WeriftEngineInternals {
         const samples = Math.max(960, Math.round((now - last.at) * 48));
         pub.tsDelta = (last.ts + samples - h.timestamp) >>> 0;
       }
-      this.emit({ type: 'publisher-media', stationId: pub.stationId, sessionId: pub.sessionId });
+      this.takeOver(st, pub);
     }
     pub.lastRtpAt = now;
     this.packetsIn++;
@@ -446,6 +472,7 @@ class WeriftEngine implements MediaEngine, WeriftEngineInternals {
     pub.nack?.close();
     const st = this.stations.get(pub.stationId);
     if (st && st.publisher === pub) st.publisher = undefined;
+    st?.pending.delete(pub);
     this.emit({
       type: 'publisher-gone',
       stationId: pub.stationId,
@@ -460,16 +487,25 @@ class WeriftEngine implements MediaEngine, WeriftEngineInternals {
   private checkPublishers(): void {
     const now = Date.now();
     for (const st of this.stations.values()) {
-      const pub = st.publisher;
-      if (!pub) continue;
-      const ref = pub.lastRtpAt || pub.createdAt;
-      if (now - ref > this.publisherTimeoutMs) void this.closePublisher(pub, 'timeout');
+      for (const pub of [...(st.publisher ? [st.publisher] : []), ...st.pending]) {
+        const ref = pub.lastRtpAt || pub.createdAt;
+        if (now - ref > this.publisherTimeoutMs) void this.closePublisher(pub, 'timeout');
+      }
     }
   }
 
+  /** The station's publisher or one waiting to take over, by session id. */
+  private findPublisher(stationId: string, sessionId: string): Publisher | undefined {
+    const st = this.stations.get(stationId);
+    if (!st) return undefined;
+    if (st.publisher?.sessionId === sessionId) return st.publisher;
+    for (const p of st.pending) if (p.sessionId === sessionId) return p;
+    return undefined;
+  }
+
   async unpublish(stationId: string, sessionId: string): Promise<boolean> {
-    const pub = this.stations.get(stationId)?.publisher;
-    if (!pub || pub.sessionId !== sessionId) return false;
+    const pub = this.findPublisher(stationId, sessionId);
+    if (!pub) return false;
     await this.closePublisher(pub, 'deleted');
     return true;
   }
@@ -521,6 +557,7 @@ class WeriftEngine implements MediaEngine, WeriftEngineInternals {
   async closeStation(stationId: string): Promise<void> {
     const st = this.stations.get(stationId);
     if (!st) return;
+    for (const p of [...st.pending]) await this.closePublisher(p, 'closed');
     if (st.publisher) await this.closePublisher(st.publisher, 'closed');
     st.lastOut = undefined;
     for (const [sessionId, s] of [...this.listeners]) {
@@ -567,7 +604,7 @@ class WeriftEngine implements MediaEngine, WeriftEngineInternals {
   }
 
   async hasSession(stationId: string, sessionId: string): Promise<SessionKind | null> {
-    if (this.stations.get(stationId)?.publisher?.sessionId === sessionId) return 'publisher';
+    if (this.findPublisher(stationId, sessionId)) return 'publisher';
     if (this.listeners.get(sessionId)?.stationId === stationId) return 'listener';
     return null;
   }
@@ -646,6 +683,7 @@ class WeriftEngine implements MediaEngine, WeriftEngineInternals {
     for (const st of this.stations.values()) {
       if (st.flushTimer) clearTimeout(st.flushTimer);
       st.flushTimer = undefined;
+      for (const p of [...st.pending]) await this.closePublisher(p, 'closed');
       if (st.publisher) await this.closePublisher(st.publisher, 'closed');
     }
     await Promise.all(this.shards.map((s) => s.close().catch(() => undefined)));
