@@ -18,6 +18,8 @@ export const ErrorTag = {
   UnsupportedMediaType: 'UnsupportedMediaType',
   DomainNotAllowed: 'DOMAIN_NOT_ALLOWED',
   ServiceUnavailable: 'ServiceUnavailable',
+  /** A show would overlap another show of the same station (409). */
+  ShowOverlap: 'SHOW_OVERLAP',
   InternalError: 'InternalError',
 } as const;
 export type ErrorTag = (typeof ErrorTag)[keyof typeof ErrorTag];
