@@ -244,7 +244,8 @@ export function stateOf(
   const counted = broadcasts
     .filter((b) => {
       const t = b.startedAt.getTime();
-      const onAirAtStart = t < early && (b.endedAt === null || b.endedAt.getTime() > start);
+      const onAirAtStart =
+        t < early && start <= now && (b.endedAt === null || b.endedAt.getTime() > start);
       return (t >= early && t < end) || onAirAtStart;
     })
     .sort((a, b) => a.startedAt.getTime() - b.startedAt.getTime())[0];
