@@ -144,3 +144,19 @@ export interface ShowsResponse {
   /** More occurrences fall in the window than were answered. */
   truncated: boolean;
 }
+
+/** The next occurrence the station has not gone live for yet (one may have just started), or null. */
+export function nextShow(occurrences: ShowOccurrence[], now: number): ShowOccurrence | null {
+  return occurrences.find((o) => o.state === 'upcoming' && Date.parse(o.endsAt) > now) ?? null;
+}
+
+/** "in 2 h 13 min", "in 3 d 4 h", "in 5 min", "now": how long until `startsAt`. */
+export function showCountdown(startsAt: string, now: number): string {
+  const minutes = Math.ceil((Date.parse(startsAt) - now) / 60_000);
+  if (minutes <= 0) return 'now';
+  if (minutes < 60) return `in ${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return minutes % 60 ? `in ${hours} h ${minutes % 60} min` : `in ${hours} h`;
+  const days = Math.floor(hours / 24);
+  return hours % 24 ? `in ${days} d ${hours % 24} h` : `in ${days} d`;
+}

@@ -9,6 +9,7 @@ import { Link } from '@tanstack/react-router';
 import { useId } from 'react';
 import { usePlayback } from '../lib/use-playback';
 import { HeadphonesIcon, PlayIcon, StopIcon, VolumeIcon } from './icons';
+import { NextShow } from './NextShow';
 
 export function isLive(station: Station): boolean {
   return station.isActive && station.status === 'live';
@@ -253,6 +254,7 @@ export function StationView({ station, gone = false }: { station: Station; gone?
           </h1>
           {by}
           <NowPlayingView station={station} />
+          <NextShow station={station} />
           <PlayerControls station={station} />
         </div>
       </div>

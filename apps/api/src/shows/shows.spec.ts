@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type {
   CreateStationResponse,
@@ -11,6 +12,18 @@ import { DataSource } from 'typeorm';
 import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
 
 const HOUR = 3_600_000;
+
+/** Debian's python3-icalendar and python3-recurring-ical-events: [summary, UTC start] in a window. */
+const PYTHON_EXPAND = `
+import json, sys
+from datetime import datetime, timezone
+import icalendar, recurring_ical_events
+cal = icalendar.Calendar.from_ical(sys.stdin.read())
+start, end = (datetime.fromisoformat(a).replace(tzinfo=timezone.utc) for a in sys.argv[1:3])
+found = [[str(e['SUMMARY']), e['DTSTART'].dt.astimezone(timezone.utc).strftime('%Y-%m-%dT%H:%M:%S.000Z')]
+         for e in recurring_ical_events.of(cal).between(start, end)]
+print(json.dumps(sorted(found, key=lambda f: f[1])))
+`;
 
 describe('shows', () => {
   let t: TestApp;
@@ -333,5 +346,21 @@ describe('shows', () => {
     expect(special.duration.toSeconds()).toBe(3600);
 
     await request(t.url).get(`/${owner.username}/no-such-station/schedule.ics`).expect(404);
+  });
+
+  it('schedule.ics expands the same with python3-icalendar and recurring-ical-events', async () => {
+    const text = (await request(t.url).get(`/${owner.username}/${slug}/schedule.ics`).expect(200))
+      .text;
+    const py = spawnSync(
+      '/usr/bin/python3',
+      ['-c', PYTHON_EXPAND, '2027-10-15T00:00:00', '2027-11-25T00:00:00'],
+      { input: text, encoding: 'utf8' },
+    );
+    expect(py.stderr).toBe('');
+    const api = await feed(stationId, '2027-10-15T00:00:00Z', '2027-11-25T00:00:00Z');
+    expect(JSON.parse(py.stdout) as [string, string][]).toEqual(
+      api.occurrences.map((o) => [o.title, o.startsAt]),
+    );
+    expect(api.occurrences.map((o) => o.title)).toContain('Special');
   });
 });
