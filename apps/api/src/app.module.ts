@@ -25,6 +25,7 @@ import { ImagesModule } from './images/images.module.js';
 import { RecordingsModule } from './recordings/recordings.module.js';
 import { RelaysModule } from './relays/relays.module.js';
 import { DemoModule } from './demo/demo.module.js';
+import { ShowsModule } from './shows/shows.module.js';
 
 @Module({})
 export class AppModule {
@@ -56,6 +57,8 @@ export class AppModule {
         RecordingsModule,
         RelaysModule,
         DemoModule,
+        // Its `/{username}/{slug}/schedule.ics` comes before the web app's catch-all.
+        ShowsModule,
         // sitemap.xml, robots.txt, the blog feed: before the web app's catch-all.
         ContentModule,
         // Last: its catch-all GET serves the web app.

@@ -22,6 +22,8 @@ export const ErrorTag = {
   /** A signed listening link that was altered, is for another station, or has expired. */
   ListenLinkInvalid: 'LISTEN_LINK_INVALID',
   ServiceUnavailable: 'ServiceUnavailable',
+  /** A show would overlap another show of the same station (409). */
+  ShowOverlap: 'SHOW_OVERLAP',
   InternalError: 'InternalError',
 } as const;
 export type ErrorTag = (typeof ErrorTag)[keyof typeof ErrorTag];

@@ -13,3 +13,4 @@ export * from './webhooks.js';
 export * from './stats.js';
 export * from './images.js';
 export * from './recordings.js';
+export * from './shows.js';

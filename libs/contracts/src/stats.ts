@@ -27,7 +27,8 @@ const isoDate = z
   .refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 date-time')
   .transform((s) => new Date(s));
 
-const timeZone = z.string().refine((tz) => {
+/** An IANA time zone name this runtime knows (`Europe/Berlin`). */
+export const TimeZone = z.string().refine((tz) => {
   try {
     new Intl.DateTimeFormat('en', { timeZone: tz });
     return true;
@@ -43,7 +44,7 @@ export const StatsQuery = z
     to: isoDate.optional(),
     interval: z.enum(STATS_INTERVALS).optional(),
     /** Days of a `day` series start at midnight in this zone (default UTC). */
-    tz: timeZone.optional(),
+    tz: TimeZone.optional(),
     /** One broadcast: its own span and only its sessions. */
     broadcastId: z.string().uuid({ message: 'must be a UUID' }).optional(),
   })

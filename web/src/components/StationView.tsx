@@ -17,6 +17,7 @@ import { LoadError } from './LoadError';
 import { formatDuration, formatWhen, ReplayList } from './Replays';
 import { usePlayback } from '../lib/use-playback';
 import { HeadphonesIcon, PlayIcon, StopIcon, VolumeIcon } from './icons';
+import { NextShow } from './NextShow';
 
 export function isLive(station: Station): boolean {
   return station.isActive && station.status === 'live';
@@ -362,6 +363,7 @@ export function StationView({ station, gone = false }: { station: Station; gone?
           ) : (
             <NowPlayingView station={station} />
           )}
+          <NextShow station={station} />
           <PlayerControls station={station} />
         </div>
       </div>

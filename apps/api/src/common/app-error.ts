@@ -50,6 +50,7 @@ export function statusOf(tag: ErrorTag): number {
     case ErrorTag.MethodNotAllowed:
       return 405;
     case ErrorTag.Conflict:
+    case ErrorTag.ShowOverlap:
     case ErrorTag.StationNotActive:
       return 409;
     case ErrorTag.PayloadTooLarge:

@@ -17,6 +17,7 @@ import { Recordings1795900000000 } from './migrations/1795900000000-recordings.j
 import { RecordingStorage1796000000000 } from './migrations/1796000000000-recording-storage.js';
 import { OutboundPaused1796100000000 } from './migrations/1796100000000-outbound-paused.js';
 import { PublicStreamDefault1796150000000 } from './migrations/1796150000000-public-stream-default.js';
+import { Shows1796200000000 } from './migrations/1796200000000-shows.js';
 import { AllowedDomainsCap1795500000000 } from './migrations/1795500000000-allowed-domains-cap.js';
 import { StationReconnecting1795600000000 } from './migrations/1795600000000-station-reconnecting.js';
 import { EventOutbox1795700000000 } from './migrations/1795700000000-event-outbox.js';
@@ -24,6 +25,7 @@ import { AccountTokens1795700000001 } from './migrations/1795700000001-account-t
 import { StationIdentity1795871234567 } from './migrations/1795871234567-station-identity.js';
 import { ImageEntity } from '../images/image.entity.js';
 import { StationRelayEntity } from '../relays/relay.entity.js';
+import { ShowEntity } from '../shows/show.entity.js';
 
 export const ENTITIES = [
   UserEntity,
@@ -37,6 +39,7 @@ export const ENTITIES = [
   WebhookAttemptEntity,
   ImageEntity,
   StationRelayEntity,
+  ShowEntity,
 ];
 export const MIGRATIONS = [
   Initial1763850000000,
@@ -52,6 +55,7 @@ export const MIGRATIONS = [
   RecordingStorage1796000000000,
   OutboundPaused1796100000000,
   PublicStreamDefault1796150000000,
+  Shows1796200000000,
 ];
 
 /** The one set of TypeORM options for real PostgreSQL and embedded PGlite alike. */

@@ -1,0 +1,81 @@
+import { Controller, Get, Header, Inject, Param, Query, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  CreateShowRequest,
+  type Show,
+  ShowId,
+  ShowsQuery,
+  type ShowsResponse,
+  StationId,
+  UpdateShowRequest,
+} from '@radiobroadcaster/contracts';
+import type { Response } from 'express';
+import type { AuthContext } from '../auth/auth-context.js';
+import { CurrentUser } from '../auth/current-user.decorator.js';
+import { ZodPipe } from '../common/zod.pipe.js';
+import { APP_CONFIG, type AppConfig } from '../config/config.js';
+import { OwnedItemsController, OwnerRoute, ZodBody } from '../stations/owner-routes.js';
+import { showsCalendar } from './show-calendar.js';
+import { ShowsService } from './shows.service.js';
+
+@ApiTags('shows')
+@Controller()
+export class ShowsController extends OwnedItemsController<Show, UpdateShowRequest>({
+  path: 'shows',
+  id: { param: 'showId', schema: ShowId },
+  update: {
+    schema: UpdateShowRequest,
+    summary: 'Change a show: title, description, startsAt, durationMinutes, timeZone, repeat',
+  },
+  remove: { summary: 'Remove a show from the schedule' },
+}) {
+  constructor(
+    @Inject(ShowsService) private readonly shows: ShowsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super(shows);
+  }
+
+  @OwnerRoute(
+    'POST',
+    'api/stations/shows',
+    'Schedule a show {stationId, title, description?, startsAt, durationMinutes, timeZone, repeat?}; 409 SHOW_OVERLAP when it overlaps another',
+  )
+  create(
+    @CurrentUser() user: AuthContext,
+    @ZodBody(CreateShowRequest) body: CreateShowRequest,
+  ): Promise<Show> {
+    return this.shows.create(user.userId, body);
+  }
+
+  @Get('api/stations/:id/shows')
+  @Header('Cache-Control', 'no-cache')
+  @ApiOperation({
+    summary:
+      "A station's shows and their occurrences overlapping [from, to) (default: the next 14 days; at most 92 days and 500 occurrences), each upcoming, live, aired or missed",
+  })
+  feed(
+    @Param('id', new ZodPipe(StationId)) stationId: string,
+    @Query(new ZodPipe(ShowsQuery)) query: ShowsQuery,
+  ): Promise<ShowsResponse> {
+    return this.shows.feed(stationId, query);
+  }
+
+  @Get(':username/:slug/schedule.ics')
+  @ApiOperation({ summary: "A station's shows as an iCalendar feed (RFC 5545)" })
+  async calendar(
+    @Param('username') username: string,
+    @Param('slug') slug: string,
+    @Res() res: Response,
+  ): Promise<void> {
+    const { station, shows } = await this.shows.byAddress(username, slug);
+    res
+      .status(200)
+      .set({
+        'Content-Type': 'text/calendar; charset=utf-8',
+        'Content-Disposition': `inline; filename="${station.slug}.ics"`,
+        'Cache-Control': 'public, max-age=300',
+      })
+      .send(showsCalendar(station, shows, this.config.publicUrl));
+  }
+}

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { StationsModule } from '../stations/stations.module.js';
+import { StatsModule } from '../stats/stats.module.js';
+import { ShowEntity } from './show.entity.js';
+import { ShowsController } from './shows.controller.js';
+import { ShowsRepository } from './shows.repository.js';
+import { ShowsService } from './shows.service.js';
+
+/** Shows on a station's schedule, their occurrences and the station's iCalendar feed. */
+@Module({
+  imports: [TypeOrmModule.forFeature([ShowEntity]), StationsModule, StatsModule],
+  controllers: [ShowsController],
+  providers: [ShowsRepository, ShowsService],
+  exports: [ShowsService],
+})
+export class ShowsModule {}
