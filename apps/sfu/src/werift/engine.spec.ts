@@ -83,7 +83,11 @@ describe('werift media engine (in-thread shard)', () => {
     expect(engine.stats().perShard[0].srtp).toEqual({ gcm: N / 2, cm: N / 2 });
 
     await pub1.stream(0, 150);
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(
+      () => listeners.every((l) => l.received.size >= 149),
+      5000,
+      '149 packets at every listener',
+    );
     expect(eventsOf('publisher-media', station).map((e) => e.sessionId)).toEqual([pub1.sessionId]);
     for (const l of listeners) {
       expect(l.received.size).toBeGreaterThanOrEqual(149);
@@ -103,7 +107,11 @@ describe('werift media engine (in-thread shard)', () => {
     });
     await pub2.connected;
     await pub2.stream(150, 100);
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(
+      () => listeners.every((l) => [...l.received.keys()].filter((i) => i >= 150).length >= 99),
+      5000,
+      "99 of the new publisher's packets at every listener",
+    );
     for (const l of listeners) {
       const got = [...l.received.keys()].filter((i) => i >= 150).length;
       expect(got).toBeGreaterThanOrEqual(99);
@@ -186,7 +194,8 @@ describe('werift media engine (in-thread shard)', () => {
     expect(tapped).not.toContain(999);
     offTap();
     await whip.stream(120, 5);
-    await new Promise((r) => setTimeout(r, 100));
+    // they reach the listener, not the tap any more
+    await waitFor(() => l.received.has(124), 3000, 'the last packets at the listener');
     expect(tapped.length).toBeLessThan(121);
     await whip.close();
     await l.close();
