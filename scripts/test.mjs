@@ -5,7 +5,8 @@
  *   unit  apps/** and libs/** specs, in parallel workers (each file has its own database);
  *   e2e   test/** (built processes, browsers, network), one file at a time.
  * Arguments go to both runs (`npm test -- --testNamePattern foo`). RB_TEST_WORKERS sets the unit
- * project's workers (default 2), RB_TEST_PROJECTS which projects run (default `unit,e2e`). Prints the slowest files and one closing line with both runs' totals.
+ * project's workers (default 2), RB_TEST_PROJECTS which projects run (default `unit,e2e`). Prints
+ * the slowest files and one closing line with both runs' totals.
  *
  * No --forceExit: a run whose Jest is still alive EXIT_GRACE_MS after writing its report has a test
  * that left a handle open; it is stopped and the run fails, naming the cause (rather than hanging CI).
