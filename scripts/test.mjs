@@ -11,7 +11,7 @@
  * No --forceExit: a run whose Jest is still alive EXIT_GRACE_MS after writing its report has a test
  * that left a handle open; it is stopped and the run fails, naming the cause (rather than hanging CI).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -55,6 +55,9 @@ const runs = [
 ].filter((r) => (process.env.RB_TEST_PROJECTS ?? 'unit,e2e').split(',').includes(r.name));
 
 console.log(`== Node ${process.version}`);
+const onPath = spawnSync('node', ['--version'], { encoding: 'utf8' }).stdout?.trim();
+if (onPath !== process.version)
+  console.log(`== warning: \`node\` on PATH is ${onPath}: put ${process.execPath}'s folder first`);
 let status = 0;
 const files = [];
 const totals = { passed: 0, failed: 0, skipped: 0 };
