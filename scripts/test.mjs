@@ -9,7 +9,8 @@
  * the slowest files and one closing line with both runs' totals.
  *
  * No --forceExit: a run whose Jest is still alive EXIT_GRACE_MS after writing its report has a test
- * that left a handle open; it is stopped and the run fails, naming the cause (rather than hanging CI).
+ * that left a handle open; it is stopped with a warning naming the cause (rather than hanging CI),
+ * and its result is its report's. RB_TEST_STRICT_EXIT=1 fails such a run (once no test leaks).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -24,7 +25,7 @@ const extra = process.argv.slice(2);
 const out = mkdtempSync(join(tmpdir(), 'rb-test-'));
 const EXIT_GRACE_MS = 15_000;
 
-/** Runs Jest; resolves with its exit code, or 1 if it outlived its report by EXIT_GRACE_MS. */
+/** Runs Jest; resolves with its exit code, or -1 if it outlived its report by EXIT_GRACE_MS. */
 function jestRun(args, report) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
@@ -33,15 +34,15 @@ function jestRun(args, report) {
       if (!reportedAt && existsSync(report)) reportedAt = Date.now();
       if (reportedAt && Date.now() - reportedAt > EXIT_GRACE_MS) {
         console.log(
-          `== Jest did not exit ${EXIT_GRACE_MS / 1000} s after its report: a test left a handle ` +
-            'open (run its file with --detectOpenHandles); stopping it, the run fails',
+          `== warning: Jest did not exit ${EXIT_GRACE_MS / 1000} s after its report: a test left a ` +
+            'handle open (run its file with --detectOpenHandles); stopping it',
         );
         child.kill('SIGKILL');
       }
     }, 500);
     child.on('exit', (code, signal) => {
       clearInterval(watch);
-      resolve(signal ? 1 : (code ?? 1));
+      resolve(reportedAt && signal === 'SIGKILL' ? -1 : signal ? 1 : (code ?? 1));
     });
   });
 }
@@ -79,7 +80,7 @@ for (const run of runs) {
     json,
   );
   console.log(`== ${run.name}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  if (code !== 0) status = code;
+  if (code > 0) status = code;
   let report;
   try {
     report = JSON.parse(readFileSync(json, 'utf8'));
@@ -88,6 +89,7 @@ for (const run of runs) {
     status ||= 1;
     continue;
   }
+  if (code < 0 && (process.env.RB_TEST_STRICT_EXIT === '1' || !report.success)) status ||= 1;
   totals.passed += report.numPassedTests;
   totals.failed += report.numFailedTests;
   totals.skipped += report.numPendingTests + report.numTodoTests;
