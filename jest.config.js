@@ -1,6 +1,14 @@
-/** Jest in native ESM mode: NestJS 12 packages are ESM-only. */
+/**
+ * Jest in native ESM mode: NestJS 12 packages are ESM-only.
+ *
+ * Two projects, run by `npm test` (scripts/test.mjs) one after the other:
+ * - `unit`: the specs beside the code (apps/**, libs/**): unit, service and HTTP specs, each file with
+ *   its own database, so they run in parallel workers;
+ * - `e2e`: test/**: built processes, browsers, coturn, icecast, clusters; run one file at a time.
+ * `node --experimental-vm-modules node_modules/jest/bin/jest.js path/to/file` runs any one file.
+ */
 const tsJest = ['ts-jest', { useESM: true, tsconfig: '<rootDir>/tsconfig.test.json' }];
-export default {
+const shared = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
@@ -16,7 +24,12 @@ export default {
     '^@radiobroadcaster/sfu/werift-patches$': '<rootDir>/apps/sfu/src/werift/werift-patches.ts',
     '^@radiobroadcaster/sfu/nack$': '<rootDir>/apps/sfu/src/nack.ts',
   },
-  testMatch: ['<rootDir>/{apps,libs,test}/**/*.(spec|test).ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+};
+export default {
   testTimeout: 30000,
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.(spec|test).ts'] },
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.(spec|test).ts'] },
+  ],
 };

@@ -14,6 +14,7 @@ import type { Station } from '@radiobroadcaster/contracts';
 import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
 import { signUp } from '../../apps/api/src/testing/test-app.js';
 import { launchChromium, screenshotPath, toneProminence } from '../support/browser.js';
+import { holdsFor } from '../support/wait.js';
 import {
   type EmbedSite,
   type LoggedRequest,
@@ -578,8 +579,11 @@ describe('<radio-player> embedded on another site, against the real API and SFU'
     ).toEqual([`DELETE /whep/${night.id}/sessions/… 204`]);
     // No polling, no rejoin once gone (the poll interval is 2 s).
     const quiet = server.log.length;
-    await new Promise((r) => setTimeout(r, 2500));
-    expect(server.log.slice(quiet).filter((r) => r.origin === SITE)).toEqual([]);
+    await holdsFor(
+      () => !server.log.slice(quiet).some((r) => r.origin === SITE),
+      2500,
+      'no request from the site once the player is gone',
+    );
     expect(await page.evaluate(() => navigator.mediaSession.metadata)).toBeNull();
     await expectClean(w);
   }, 60_000);

@@ -22,7 +22,7 @@ interface Attempt {
   join: { status: number; error?: string };
   whepWithToken?: { status: number; error?: string };
   whepAnonymous: { status: number; error?: string };
-  /** RTP packets received over ~3 s by whichever WHEP session was accepted. */
+  /** RTP packets received by whichever WHEP session was accepted (until 60 came, 10 s at most). */
   packets: number;
 }
 
@@ -49,9 +49,12 @@ const probe = (api: string, stationId: string) => `
     const result = { status: res.status, error: res.status === 201 ? undefined : await body(res) };
     if (res.status === 201) {
       await pc.setRemoteDescription({ type: 'answer', sdp: await res.text() });
-      await new Promise((r) => setTimeout(r, 3000));
-      for (const s of (await pc.getStats()).values()) {
-        if (s.type === 'inbound-rtp') out.packets += s.packetsReceived;
+      // until 60 packets arrived (about 1.2 s of audio), 10 s at most
+      for (const end = Date.now() + 10000; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+        let n = 0;
+        for (const s of (await pc.getStats()).values()) if (s.type === 'inbound-rtp') n += s.packetsReceived;
+        out.packets = n;
+        if (n > 60) break;
       }
     }
     pc.close();

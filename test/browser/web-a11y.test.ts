@@ -11,7 +11,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
 import { signUp } from '../../apps/api/src/testing/test-app.js';
 import { seriousViolations, type AxeFinding } from '../support/axe.js';
-import { launchChromium, screenshotPath } from '../support/browser.js';
+import { launchChromium, screenshotPath, settled } from '../support/browser.js';
 import { createStation, setNowPlaying, startWebApp } from '../support/web-app.js';
 
 const DESKTOP = { width: 1280, height: 800 };
@@ -55,8 +55,8 @@ describe('accessibility: axe-core on every route, keyboard and screen readers', 
     await page.goto(`${app.url}${path}`);
     await page.locator(ready).first().waitFor();
     await page.waitForFunction(() => !document.querySelector('[data-testid=pending]'));
-    // Queries answered and fonts laid out.
-    await page.waitForTimeout(400);
+    // Fonts loaded and laid out.
+    await settled(page);
   }
 
   /** axe at both sizes; the findings keyed by route and size, so a failure names them. */
@@ -164,7 +164,7 @@ describe('accessibility: axe-core on every route, keyboard and screen readers', 
     });
     // The on-air bar says so to screen readers too.
     expect(await studio.getByTestId('onair-bar').getAttribute('data-state')).toBe('live');
-    await studio.waitForTimeout(1000);
+    await settled(studio);
     expect(await seriousViolations(studio)).toEqual([]);
     // From the on-air bar down to the meter and "End broadcast".
     await studio.screenshot({
@@ -173,7 +173,7 @@ describe('accessibility: axe-core on every route, keyboard and screen readers', 
       clip: { x: 0, y: 0, width: 1280, height: 1000 },
     });
     await studio.setViewportSize(PHONE);
-    await studio.waitForTimeout(500);
+    await settled(studio);
     expect(await seriousViolations(studio)).toEqual([]);
     // On a phone the station's card (LIVE) and the broadcast card below it.
     await studio
@@ -210,7 +210,7 @@ describe('accessibility: axe-core on every route, keyboard and screen readers', 
     expect(await seriousViolations(listener)).toEqual([]);
     await listener.screenshot({ path: screenshotPath('station-live-390x844') });
     await listener.setViewportSize(DESKTOP);
-    await listener.waitForTimeout(300);
+    await settled(listener);
     await listener.screenshot({ path: screenshotPath('station-live-1280x800') });
     // The embed player at its minimum size while the station is live.
     await listener.setViewportSize({ width: 350, height: 300 });

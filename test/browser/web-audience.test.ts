@@ -10,7 +10,7 @@ import { WebhookReceiver } from '../../apps/api/src/testing/webhook-receiver.js'
 import pg from 'pg';
 import type { StationStats } from '@radiobroadcaster/contracts';
 import { StatsRollup } from '../../apps/api/src/stats/stats-rollup.js';
-import { launchChromium, screenshotPath } from '../support/browser.js';
+import { launchChromium, screenshotPath, settled } from '../support/browser.js';
 import { createStation, startWebApp, until, watchProblems } from '../support/web-app.js';
 
 /** The screenshots in docs/screenshots/ are copies of these (artifacts/screenshots/). */
@@ -145,7 +145,7 @@ describe('station owner pages', () => {
 
     await page.screenshot({ path: docShot('stats-1280x800'), fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.waitForTimeout(300);
+    await settled(page);
     await page.screenshot({ path: docShot('stats-390x844'), fullPage: true });
     await page.setViewportSize({ width: 1280, height: 800 });
 

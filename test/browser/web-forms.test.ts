@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
 import { signUp } from '../../apps/api/src/testing/test-app.js';
 import { launchChromium } from '../support/browser.js';
+import { holdsFor } from '../support/wait.js';
 import { createStation, startWebApp, watchProblems } from '../support/web-app.js';
 
 describe('forms: field errors in plain words, no retry on 4xx', () => {
@@ -50,9 +51,8 @@ describe('forms: field errors in plain words, no retry on 4xx', () => {
     await page.getByTestId('form-error').waitFor();
     expect(await page.getByTestId('form-error').textContent()).toBe('Invalid email or password');
     expect(await page.getByTestId('form-error').getAttribute('role')).toBe('alert');
-    // Long enough for a retry to have happened.
-    await page.waitForTimeout(1500);
-    expect(count('POST /api/auth/sign-in/email')).toBe(1);
+    // Long enough for a retry to have happened: none does.
+    await holdsFor(() => count('POST /api/auth/sign-in/email') === 1, 1500, 'one sign-in request');
   });
 
   it('checks fields before sending: the problem sits next to its field, focused', async () => {
@@ -102,16 +102,19 @@ describe('forms: field errors in plain words, no retry on 4xx', () => {
     expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('slug');
     expect(await page.getByTestId('form-error').isVisible()).toBe(false);
     expect(await page.locator('[data-sonner-toast]').count()).toBe(0);
-    await page.waitForTimeout(1500);
-    expect(count('POST /api/stations')).toBe(before + 1);
+    await holdsFor(() => count('POST /api/stations') === before + 1, 1500, 'one station request');
   });
 
   it('a query answered 404 is not asked again', async () => {
     const id = '3f1c2a4e-1111-4222-8333-444455556666';
     await page.goto(`${app.url}/station/${id}`);
     await page.getByTestId('not-found').waitFor();
-    await page.waitForTimeout(2500);
-    expect(count(`GET /api/stations/${id}`)).toBe(1);
+    // React Query's retries would come within 2.5 s: none does.
+    await holdsFor(
+      () => count(`GET /api/stations/${id}`) === 1,
+      2500,
+      'one request for the station',
+    );
     expect(problems).toEqual([]);
   });
 });

@@ -14,7 +14,7 @@ import { StationAudioTap } from '../../apps/api/src/recordings/station-audio-tap
 import { opusPackets, ScriptedTap } from '../../apps/api/src/testing/recording-fixtures.js';
 import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
 import { signUp } from '../../apps/api/src/testing/test-app.js';
-import { launchChromium, screenshotPath } from '../support/browser.js';
+import { launchChromium, screenshotPath, settled } from '../support/browser.js';
 import { createStation, startWebApp, until, watchProblems } from '../support/web-app.js';
 
 async function signIn(page: Page, url: string, user: TestUser, path: string): Promise<void> {
@@ -32,7 +32,7 @@ async function shoot(page: Page, name: string, part?: Locator): Promise<void> {
     [390, 844],
   ] as const) {
     await page.setViewportSize({ width, height });
-    await page.waitForTimeout(300);
+    await settled(page);
     const path = screenshotPath(`${name}-${width}x${height}`);
     // The sticky site header would cover the top of an element scrolled under it.
     if (part)
@@ -75,7 +75,25 @@ describe('recordings and replays in the browser', () => {
       stationId,
       nowPlaying: { track: 'Second half', artist: 'Tone', album: null },
     });
-    await new Promise((r) => setTimeout(r, 200));
+    // the track is on the recording's timeline before the second half plays
+    const db = new pg.Client({ connectionString: app.config.databaseUrl });
+    await db.connect();
+    try {
+      await until(
+        "the track on the recording's timeline",
+        async () =>
+          (
+            await db.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM recordings, jsonb_array_elements(timeline) e
+               WHERE station_id = $1 AND ended_at IS NULL AND e->>'track' = 'Second half'`,
+              [stationId],
+            )
+          ).rows[0]!.n,
+        (n) => n > 0,
+      );
+    } finally {
+      await db.end();
+    }
     tap.play(stationId, packets.slice(300));
     await bus.publish('station.offline', state('offline'));
     const list = await until(

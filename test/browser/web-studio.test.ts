@@ -13,6 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
 import { signUp } from '../../apps/api/src/testing/test-app.js';
 import { launchChromium, screenshotPath, toneProminence } from '../support/browser.js';
+import { holdsFor } from '../support/wait.js';
 import { audioLevel, getStation, startWebApp, until, watchProblems } from '../support/web-app.js';
 
 const AUDIO = '[data-testid=station-audio]';
@@ -177,8 +178,12 @@ describe('studio: going live from the browser', () => {
     await studio.getByRole('link', { name: 'About' }).first().click();
     await studio.getByTestId('page-title').waitFor();
     // Past the publisher grace period: a dropped publisher would have taken the station off air.
-    await studio.waitForTimeout(GRACE_MS + 1500);
-    expect((await getStation(app.url, stationId)).status).toBe('live');
+    await holdsFor(
+      async () => (await getStation(app.url, stationId)).status === 'live',
+      GRACE_MS + 1500,
+      'the station live',
+      250,
+    );
     expect(await audioLevel(listener, AUDIO, 3000)).toBeGreaterThan(HEARD_DBFS);
     expect(await listener.getByTestId('station-status').getAttribute('data-status')).toBe('live');
 

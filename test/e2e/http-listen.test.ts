@@ -255,7 +255,14 @@ describe('HTTP listening (/listen/…ogg, .mp3, .m3u, .pls)', () => {
   }, 30_000);
 
   it('ends the streams cleanly when the station goes offline', async () => {
-    await new Promise((r) => setTimeout(r, 1100));
+    // both streams answer again once the previous test's switches are seen (lookups live a second)
+    const status = (ext: string) =>
+      fetch(listenUrl(s, ext), { method: 'HEAD' }).then((r) => r.status);
+    await waitUntil(
+      async () => (await status('ogg')) === 200 && (await status('mp3')) === 200,
+      5000,
+      'both streams open to requests from no page',
+    );
     const res = await fetch(listenUrl(s));
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();

@@ -185,8 +185,11 @@ describe('cluster: draining an SFU node on SIGTERM', () => {
 
     // audio flows on B, byte for byte
     const before = moving.map((l) => l.packetsReceived);
-    await new Promise((r) => setTimeout(r, 1000));
-    moving.forEach((l, i) => expect(l.packetsReceived - before[i]!).toBeGreaterThan(40));
+    await waitUntil(
+      () => moving.every((l, i) => l.packetsReceived - before[i]! > 40),
+      10_000,
+      'more than 40 packets at every moved listener',
+    );
     expect(corrupt).toBe(0);
 
     step('listeners moved, audio checked');
@@ -222,7 +225,7 @@ describe('cluster: draining an SFU node on SIGTERM', () => {
       headers: { Authorization: `Bearer ${streamToken.token}` },
     });
     expect(bye.ok).toBe(true);
-    await Promise.race([nodeA.exited, new Promise((r) => setTimeout(r, 5000))]);
+    await waitUntil(() => nodeA.exitCode() !== null, 5000, 'node A to exit');
     expect(nodeA.exitCode()).toBe(0);
     console.log(`drain: node A exited 0, ${Date.now() - termAt} ms after SIGTERM`);
     await waitUntil(() => sfuNodesSeen(1), 5000, 'node A gone from the API');

@@ -176,8 +176,12 @@ describe('Chromium without UDP hears a station through coturn', () => {
       expect(route!.localCandidateType).toBe('relay');
       expect(route!.relayProtocol).toBe('tcp');
       // audio keeps arriving, and it is the station's tone
-      await new Promise((r) => setTimeout(r, 2000));
-      const [later] = await peerConnectionRoutes(page);
+      const [later] = await until(
+        '50 more audio packets through the relay',
+        () => peerConnectionRoutes(page),
+        ([r]) => r!.audioPacketsReceived > route!.audioPacketsReceived + 50,
+        20_000,
+      );
       expect(later!.audioPacketsReceived).toBeGreaterThan(route!.audioPacketsReceived + 50);
       expect(later!.audioBytesReceived).toBeGreaterThan(route!.audioBytesReceived);
       const at440 = await toneProminence(page, { audioSelector: '#out' }, TONE_HZ, 3000);

@@ -329,9 +329,15 @@ describe('docker/Dockerfile', () => {
     for (const f of copied) expect([f, existsSync(join(root, f))]).toEqual([f, true]);
   });
 
-  it('runs on a supported Node LTS (22 or 24)', () => {
+  it('runs on the Node LTS the project develops on (.nvmrc), one package.json engines admits', () => {
     const version = /^ARG NODE_VERSION=(\d+)/m.exec(dockerfile)?.[1];
-    expect(['22', '24']).toContain(version);
+    expect(version).toBe(readFileSync(join(root, '.nvmrc'), 'utf8').trim());
+    const engines = (
+      JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+        engines: { node: string };
+      }
+    ).engines.node;
+    expect(engines.split('||').map((r) => /\d+/.exec(r)?.[0])).toContain(version);
     for (const from of instructions.filter((l) => /^FROM node:/.test(l)))
       expect(from).toMatch(/^FROM node:\$\{NODE_VERSION\}-/);
   });

@@ -217,3 +217,14 @@ export async function peerConnectionRoutes(page: Page): Promise<PeerConnectionRo
     return routes;
   });
 }
+
+/**
+ * Resolves once the page has its fonts and has laid out two frames since the call: after a
+ * navigation or a viewport change, before a screenshot or an accessibility scan.
+ */
+export async function settled(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    await document.fonts.ready;
+    await new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
+  });
+}

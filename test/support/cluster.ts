@@ -41,19 +41,7 @@ export async function spawnSfuNode(id: string, env: NodeJS.ProcessEnv): Promise<
   return { id, ...node };
 }
 
-export async function waitUntil(
-  cond: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-  what: string,
-  everyMs = 100,
-): Promise<number> {
-  const t0 = Date.now();
-  for (;;) {
-    if (await cond()) return Date.now() - t0;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+export { waitUntil } from './wait.js';
 
 /**
  * A publish function for `createTestPublisher` that goes through the API's WHIP endpoint with the

@@ -46,15 +46,4 @@ export function lastJsonLine<T>(output: string): T {
   return JSON.parse(line) as T;
 }
 
-export async function waitUntil(
-  cond: () => Promise<boolean>,
-  timeoutMs: number,
-  what: string,
-): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-}
+export { waitUntil } from './wait.js';

@@ -83,26 +83,7 @@ export function getStation(url: string, id: string): Promise<Station> {
   return api<Station>(url, `/api/stations/${id}`, null);
 }
 
-/** Polls `fn` every 100 ms until `ok` holds; throws with the last value after `ms`. */
-export async function until<T>(
-  what: string,
-  fn: () => Promise<T>,
-  ok: (v: T) => boolean,
-  ms = 10_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  let last = await fn();
-  while (!ok(last)) {
-    if (Date.now() > end) {
-      throw new Error(
-        `timed out after ${ms} ms waiting for ${what}; last: ${JSON.stringify(last)}`,
-      );
-    }
-    await new Promise((r) => setTimeout(r, 100));
-    last = await fn();
-  }
-  return last;
-}
+export { until } from './wait.js';
 
 export interface CliBroadcast {
   /** Everything the CLI wrote to stderr so far. */

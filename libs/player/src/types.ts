@@ -1,6 +1,6 @@
 /**
- * Wire shapes the player reads. They mirror `@radiobroadcaster/contracts` (checked by a type test in
- * `types.spec.ts`) but are declared here so the published package has no dependency at all.
+ * Wire shapes the player reads. They mirror `@radiobroadcaster/contracts` (checked by the compiler in
+ * `test/wire-types`, run by `types.spec.ts`) but are declared here so the published package has no dependency at all.
  */
 
 export type StationStatus = 'live' | 'reconnecting' | 'offline' | 'ended';

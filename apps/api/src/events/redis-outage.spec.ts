@@ -13,6 +13,7 @@ import {
   type TestUser,
 } from '../testing/test-app.js';
 import { EventBus } from './event-bus.js';
+import { holdsFor } from '../../../../test/support/wait.js';
 
 /** A Redis server of this test's own, so it can be stopped and started again. */
 class OwnRedis {
@@ -209,8 +210,12 @@ describe('a Redis outage: writes succeed, events wait and arrive once', () => {
       async () => (await request(a.url).get('/health')).body,
       (h) => h.status === 'ok',
     );
-    // Settle, then count: exactly once on each node.
-    await new Promise((r) => setTimeout(r, 1000));
+    // Exactly once on each node, and no second copy for a while.
+    await holdsFor(
+      () => seenOn.a.length === 1 && seenOn.b.length === 1,
+      1000,
+      'one copy of the event on each node',
+    );
     expect(seenOn.b.map((e) => e.nowPlaying?.track)).toEqual(['During the outage']);
     expect(seenOn.a.map((e) => e.nowPlaying?.track)).toEqual(['During the outage']);
     const read = await request(b.url).get(`/api/stations/${stationId}`).expect(200);

@@ -24,6 +24,7 @@ import {
 import { fakeDns } from '../testing/fake-dns.js';
 import { WebhookReceiver } from '../testing/webhook-receiver.js';
 import { HttpWebhookSender } from './webhook-sender.js';
+import { holdsFor } from '../../../../test/support/wait.js';
 
 /** Polls until `ok` holds (generous: the machine is shared). */
 async function until<T>(
@@ -516,8 +517,7 @@ describe('webhooks across API nodes and restarts', () => {
         (n) => n >= 5,
       );
       // Both nodes poll the queue for a while: still exactly one request per event.
-      await new Promise((res) => setTimeout(res, 2500));
-      expect(r.received).toHaveLength(5);
+      await holdsFor(() => r.received.length === 5, 2500, 'exactly five deliveries');
       expect(new Set(r.received.map((x) => x.id)).size).toBe(5);
 
       // The first attempt fails; the node that queued it goes away; the other one retries.

@@ -83,7 +83,11 @@ describe('werift media engine (in-thread shard)', () => {
     expect(engine.stats().perShard[0].srtp).toEqual({ gcm: N / 2, cm: N / 2 });
 
     await pub1.stream(0, 150);
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(
+      () => listeners.every((l) => l.received.size >= 149),
+      5000,
+      '149 packets at every listener',
+    );
     expect(eventsOf('publisher-media', station).map((e) => e.sessionId)).toEqual([pub1.sessionId]);
     for (const l of listeners) {
       expect(l.received.size).toBeGreaterThanOrEqual(149);
@@ -110,7 +114,11 @@ describe('werift media engine (in-thread shard)', () => {
       pub1.sessionId,
       pub2.sessionId,
     ]);
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(
+      () => listeners.every((l) => [...l.received.keys()].filter((i) => i >= 150).length >= 99),
+      5000,
+      "99 of the new publisher's packets at every listener",
+    );
     for (const l of listeners) {
       const got = [...l.received.keys()].filter((i) => i >= 150).length;
       expect(got).toBeGreaterThanOrEqual(99);
@@ -195,7 +203,8 @@ describe('werift media engine (in-thread shard)', () => {
     expect(tapped).not.toContain(999);
     offTap();
     await whip.stream(121, 5);
-    await new Promise((r) => setTimeout(r, 100));
+    // they reach the listener, not the tap any more
+    await waitFor(() => l.received.has(125), 3000, 'the last packets at the listener');
     expect(tapped.length).toBeLessThan(122);
     await whip.close();
     await l.close();

@@ -56,7 +56,11 @@ describe('werift media engine with worker-thread shards', () => {
       'listeners event',
     );
     await pub.stream(0, 150);
-    await new Promise((r) => setTimeout(r, 300));
+    await waitFor(
+      () => listeners.every((l) => l.received.size >= 149),
+      5000,
+      '149 packets at every listener',
+    );
     for (const l of listeners) {
       expect(l.received.size).toBeGreaterThanOrEqual(149);
       expect(l.corrupt).toBe(0);

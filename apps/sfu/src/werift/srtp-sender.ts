@@ -1,4 +1,4 @@
-import { type Cipher, createCipheriv } from 'node:crypto';
+import { type Cipheriv, createCipheriv } from 'node:crypto';
 import type { DatagramOut } from './datagram-out.js';
 import { HMAC_SHA1_PAD_ROOM, HmacSha1 } from './hmac-sha1.js';
 
@@ -132,7 +132,7 @@ export class SrtpStreamSender {
   // GCM
   private readonly iv: Buffer;
   // AES-CM: keystream of packets [ksFirst, ksFirst + KEYSTREAM_BATCH), ksBlocks 16-byte blocks each
-  private readonly ecb: Cipher | null = null;
+  private readonly ecb: Cipheriv | null = null;
   private readonly hmac: HmacSha1 | null = null;
   private readonly ivPrefix = Buffer.alloc(14);
   /** The batch's keystream, in 32-bit words for the XOR (its bytes in `keystream`). */
