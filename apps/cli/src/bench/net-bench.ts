@@ -1,19 +1,23 @@
 /**
  * `npm run bench:net`: the live path over an emulated internet. The API with its embedded SFU, the
- * CLI broadcaster and the CLI listeners run in three network namespaces joined by veth pairs
+ * CLI broadcaster and the listeners run in three network namespaces joined by veth pairs
  * (publisher ↔ SFU, SFU ↔ listeners), each link impaired like a real one:
- *   profile A: 50 ms RTT, 10 ms jitter, 1 % loss;  profile B: 150 ms RTT, 10 ms jitter, 3 % loss.
- * The impairment is `tc qdisc … netem` on both ends of each veth when the kernel has netem; without
- * it (CONFIG_NET_SCH_NETEM unset) the same delay, jitter and loss are applied at the client processes'
- * sockets (netem-shim.ts: both directions of their UDP, one round trip per HTTP request), and the
- * report says so. Reports per run and the median of the runs: join → first audio p50/p95, publisher →
- * listener latency p50/p95, and 20 ms frames still missing after recovery (NACK + Opus FEC): never
- * received, or received more than 250 ms after the gap showed (too late to play).
- * Needs root (ip netns); prints why and exits 0 otherwise.
- * Options: --runs 3 --listeners 20 --duration 30 (seconds of listening per run)
+ *   A: 50 ms RTT, 10 ms jitter, 1 % loss;  B: 150 ms RTT, 10 ms jitter, 3 % loss;
+ *   C (for the record): 300 ms RTT, 20 ms jitter, 5 % loss.
+ * The impairment is `tc qdisc … netem` on both ends of each veth when the kernel has netem. Without it
+ * (CONFIG_NET_SCH_NETEM unset, as on the CI machines): the loss is nftables in the client's namespace
+ * (`numgen random` drops on its veth, both directions: the SFU's datagrams are lost on the way in as
+ * the client's are on the way out), and delay and jitter are applied at the client processes' sockets
+ * (netem-shim.ts: both directions of their UDP, one round trip per HTTP request); the report says
+ * which ran. Reports per run and over all runs: joins connected, join → first audio p50/p95,
+ * publisher → listener latency p50/p95, and 20 ms frames still missing after recovery (NACK + Opus
+ * FEC): never received, or received more than 250 ms after the gap showed (too late to play).
+ * Needs root (ip netns, nft); prints why and exits 0 otherwise.
+ * Options: --runs 3 --listeners 20 --duration 30 (seconds of listening per run); 200 joins a profile:
+ * --runs 10 --listeners 20 --duration 10. --profile "rttMs,jitterMs,lossPercent" runs one profile.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,6 +28,11 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '3' },
     listeners: { type: 'string', default: '20' },
     duration: { type: 'string', default: '30' },
+    /** Listeners joining per second, and joins in flight at once. */
+    ramp: { type: 'string', default: '5' },
+    concurrency: { type: 'string', default: '4' },
+    /** Write each process's output (API, broadcaster, listeners) to this directory. */
+    logs: { type: 'string' },
     /** Only the namespaces and veths, no impairment (a baseline). */
     baseline: { type: 'boolean', default: false },
     /** One custom profile instead of the two: "rttMs,jitterMs,lossPercent". */
@@ -33,6 +42,8 @@ const { values } = parseArgs({
 const RUNS = Number(values.runs);
 const LISTENERS = Number(values.listeners);
 const DURATION_S = Number(values.duration);
+const RAMP = Number(values.ramp);
+const CONCURRENCY = Number(values.concurrency);
 
 const SHIM = join(bench.BENCH_PATHS.root, 'apps/cli/dist/bench/netem-shim.js');
 
@@ -90,6 +101,7 @@ const PROFILES: Profile[] = custom
     : [
         { name: '50 ms RTT, 10 ms jitter, 1 % loss', rttMs: 50, jitterMs: 10, lossPercent: 1 },
         { name: '150 ms RTT, 10 ms jitter, 3 % loss', rttMs: 150, jitterMs: 10, lossPercent: 3 },
+        { name: '300 ms RTT, 20 ms jitter, 5 % loss', rttMs: 300, jitterMs: 20, lossPercent: 5 },
       ];
 
 const sh = (cmd: string, args: string[]) =>
@@ -143,6 +155,38 @@ function applyNetem(p: Profile): void {
   }
 }
 
+/**
+ * Loss where both ends feel it: nftables in the client's namespace drops `lossPercent` % of the
+ * datagrams and segments leaving and entering its veth (numgen random), so the SFU's handshake
+ * flights, consent checks and media are lost on the way out exactly as the client's are on the way in.
+ */
+function applyNftLoss(p: Profile): void {
+  for (const l of LINKS.filter((x) => x.name !== 'mgmt')) {
+    const n = Math.round(p.lossPercent * 100);
+    const rules =
+      `table inet rbnet\ndelete table inet rbnet\n` +
+      `table inet rbnet {\n` +
+      `  chain in {\n    type filter hook input priority -10; policy accept;\n` +
+      `    iifname "${l.bIf}" numgen random mod 10000 < ${n} counter drop\n  }\n` +
+      `  chain out {\n    type filter hook output priority -10; policy accept;\n` +
+      `    oifname "${l.bIf}" numgen random mod 10000 < ${n} counter drop\n  }\n` +
+      `}\n`;
+    execFileSync('ip', ['netns', 'exec', l.b!, 'nft', '-f', '-'], { input: rules });
+  }
+}
+
+/** Datagrams and segments nftables dropped so far, in and out, on the client links. */
+function nftDrops(): { in: number; out: number } {
+  const total = { in: 0, out: 0 };
+  for (const l of LINKS.filter((x) => x.name !== 'mgmt')) {
+    const out = inNs(l.b, 'nft', ['list', 'table', 'inet', 'rbnet']);
+    const counts = [...out.matchAll(/counter packets (\d+)/g)].map((m) => Number(m[1]));
+    total.in += counts[0] ?? 0;
+    total.out += counts[1] ?? 0;
+  }
+  return total;
+}
+
 function kernelHasNetem(): boolean {
   try {
     inNs(NS.pub, 'tc', ['qdisc', 'replace', 'dev', 'rbn-ps', 'root', 'netem', 'delay', '1ms']);
@@ -168,7 +212,8 @@ interface RunResult {
   /** % missing before recovery (asked for again) */
   rawLossPercent: number;
   recovered: number;
-  connected: string;
+  connected: number;
+  requested: number;
 }
 
 const median = (xs: number[]) => {
@@ -194,8 +239,9 @@ async function main(): Promise<void> {
   console.log(
     netem
       ? '# bench:net — tc netem on both ends of each veth\n'
-      : '# bench:net — this kernel has no netem (CONFIG_NET_SCH_NETEM unset): the same delay, jitter and\n' +
-          '# loss are applied at the client processes’ sockets (apps/cli/src/bench/netem-shim.ts)\n',
+      : '# bench:net — this kernel has no netem (CONFIG_NET_SCH_NETEM unset): loss by nftables on the\n' +
+          '# clients’ veths (numgen random, both directions: the SFU’s side loses datagrams too); delay and\n' +
+          '# jitter at the client processes’ sockets (apps/cli/src/bench/netem-shim.ts)\n',
   );
   const dataDir = mkdtempSync(join(tmpdir(), 'rb-bench-net-'));
   const api = run(
@@ -224,9 +270,11 @@ async function main(): Promise<void> {
     const results = new Map<Profile, RunResult[]>();
     for (const p of PROFILES) {
       if (netem) applyNetem(p);
+      else applyNftLoss(p);
       const clientEnv = netem
         ? {}
-        : { RB_NETEM: `delay=${p.rttMs / 2},jitter=${p.jitterMs / 2},loss=${p.lossPercent}` };
+        : { RB_NETEM: `delay=${p.rttMs / 2},jitter=${p.jitterMs / 2},loss=0` };
+      const dropsBefore = netem ? null : nftDrops();
       const pre = netem ? [] : ['--import', SHIM];
       console.log(`## ${p.name}\n`);
       const list: RunResult[] = [];
@@ -262,7 +310,8 @@ async function main(): Promise<void> {
             ...pre,
             ...bench.loadArgs(`http://${LINKS[1]!.aIp}:${API_PORT}`, {
               listeners: LISTENERS,
-              rampS: 5,
+              rampS: RAMP,
+              concurrency: CONCURRENCY,
               durationS: DURATION_S,
               sent,
             }),
@@ -270,6 +319,10 @@ async function main(): Promise<void> {
           clientEnv,
         );
         await load.done;
+        if (values.logs) {
+          writeFileSync(join(values.logs, `load-${p.rttMs}-${r}.log`), load.out());
+          writeFileSync(join(values.logs, `api.log`), api.out());
+        }
         broadcast.child.kill('SIGTERM');
         await broadcast.done;
         const s = bench.loadSummary(load);
@@ -283,16 +336,24 @@ async function main(): Promise<void> {
           lostPercent: rec.expected ? (100 * (rec.lost + rec.recoveredLate)) / rec.expected : NaN,
           rawLossPercent: rec.expected ? (100 * rec.nacked) / rec.expected : NaN,
           recovered: rec.recovered,
-          connected: `${s.connected}/${s.requested}`,
+          connected: s.connected,
+          requested: s.requested,
         };
         list.push(res);
         console.log(
-          `run ${r}: listeners ${res.connected} · first audio p50 ${res.firstAudioP50} ms p95 ${res.firstAudioP95} ms · ` +
+          `run ${r}: listeners ${res.connected}/${res.requested} · first audio p50 ${res.firstAudioP50} ms p95 ${res.firstAudioP95} ms · ` +
             `latency p50 ${res.latencyP50} ms p95 ${res.latencyP95} ms · frames missing ${rec.nacked} of ${rec.expected} ` +
             `(${res.rawLossPercent.toFixed(2)} %), recovered ${rec.recovered} (${rec.recoveredLate} > 250 ms late), ` +
             `lost after recovery ${rec.lost} + ${rec.recoveredLate} late (${res.lostPercent.toFixed(3)} %)`,
         );
+        for (const [why, n] of Object.entries(s.errors)) console.log(`  join failed ×${n}: ${why}`);
         await sleep(1000);
+      }
+      if (dropsBefore) {
+        const d = nftDrops();
+        console.log(
+          `nftables dropped ${d.in - dropsBefore.in} packets into and ${d.out - dropsBefore.out} out of the clients' namespaces`,
+        );
       }
       results.set(p, list);
       console.log('');
@@ -301,8 +362,9 @@ async function main(): Promise<void> {
     console.log(`## Medians of ${RUNS} runs (${LISTENERS} listeners × ${DURATION_S} s each)\n`);
     for (const [p, list] of results) {
       const m = (k: keyof RunResult) => median(list.map((x) => x[k] as number));
+      const sum = (k: 'connected' | 'requested') => list.reduce((a, x) => a + x[k], 0);
       console.log(
-        `${p.name}: first audio p50 ${m('firstAudioP50')} ms, p95 ${m('firstAudioP95')} ms · ` +
+        `${p.name}: joins connected ${sum('connected')} of ${sum('requested')} · first audio p50 ${m('firstAudioP50')} ms, p95 ${m('firstAudioP95')} ms · ` +
           `latency p50 ${m('latencyP50')} ms, p95 ${m('latencyP95')} ms · ` +
           `20 ms frames lost after recovery ${m('lostPercent').toFixed(3)} % ` +
           `(missing before recovery ${m('rawLossPercent').toFixed(2)} %)`,
