@@ -21,6 +21,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { summarize } from '../stats.js';
 import * as bench from './bench-support.js';
 
 const { values } = parseArgs({
@@ -214,6 +215,7 @@ interface RunResult {
   recovered: number;
   connected: number;
   requested: number;
+  firstAudioSamples: number[];
 }
 
 const median = (xs: number[]) => {
@@ -338,6 +340,7 @@ async function main(): Promise<void> {
           recovered: rec.recovered,
           connected: s.connected,
           requested: s.requested,
+          firstAudioSamples: s.firstAudioSamples ?? [],
         };
         list.push(res);
         console.log(
@@ -363,8 +366,10 @@ async function main(): Promise<void> {
     for (const [p, list] of results) {
       const m = (k: keyof RunResult) => median(list.map((x) => x[k] as number));
       const sum = (k: 'connected' | 'requested') => list.reduce((a, x) => a + x[k], 0);
+      const fa = summarize(list.flatMap((x) => x.firstAudioSamples));
       console.log(
-        `${p.name}: joins connected ${sum('connected')} of ${sum('requested')} · first audio p50 ${m('firstAudioP50')} ms, p95 ${m('firstAudioP95')} ms · ` +
+        `${p.name}: joins connected ${sum('connected')} of ${sum('requested')} · ` +
+          `first audio over all joins p50 ${fa.p50} ms, p95 ${fa.p95} ms · medians of runs: first audio p50 ${m('firstAudioP50')} ms, p95 ${m('firstAudioP95')} ms · ` +
           `latency p50 ${m('latencyP50')} ms, p95 ${m('latencyP95')} ms · ` +
           `20 ms frames lost after recovery ${m('lostPercent').toFixed(3)} % ` +
           `(missing before recovery ${m('rawLossPercent').toFixed(2)} %)`,
