@@ -215,6 +215,8 @@ interface RunResult {
   recovered: number;
   connected: number;
   requested: number;
+  /** Joins refused because the station was off air (its publisher's link had failed meanwhile). */
+  offAir: number;
   firstAudioSamples: number[];
 }
 
@@ -284,13 +286,13 @@ async function main(): Promise<void> {
         const sent = join(dataDir, `sent-${p.rttMs}-${r}.ndjson`);
         // a broadcaster whose handshake fails over the lossy link starts again, as a person would
         let broadcast!: ReturnType<typeof run>;
+        let live = false;
         for (let attempt = 1; ; attempt++) {
           broadcast = run(
             NS.pub,
             [...pre, ...bench.broadcastArgs(`http://${LINKS[0]!.aIp}:${API_PORT}`, token, sent)],
             clientEnv,
           );
-          let live = false;
           for (let i = 0; i < 300 && broadcast.child.exitCode === null; i++) {
             if ((await bench.benchStationStatus(mgmt)) === 'live') {
               live = true;
@@ -301,10 +303,14 @@ async function main(): Promise<void> {
           if (live) break;
           broadcast.child.kill('SIGTERM');
           await broadcast.done;
-          if (attempt >= 5) throw new Error(`broadcast never went live:\n${broadcast.out()}`);
           console.log(
             `(broadcaster attempt ${attempt} failed: ${broadcast.out().trim().split('\n').at(-1)})`,
           );
+          if (attempt >= 5) break;
+        }
+        if (!live) {
+          console.log(`run ${r}: skipped, the broadcaster did not go live in 5 attempts`);
+          continue;
         }
         const load = run(
           NS.lis,
@@ -340,6 +346,9 @@ async function main(): Promise<void> {
           recovered: rec.recovered,
           connected: s.connected,
           requested: s.requested,
+          offAir: Object.entries(s.errors)
+            .filter(([why]) => why.includes('STATION_NOT_ACTIVE'))
+            .reduce((a, [, n]) => a + n, 0),
           firstAudioSamples: s.firstAudioSamples ?? [],
         };
         list.push(res);
@@ -365,10 +374,14 @@ async function main(): Promise<void> {
     console.log(`## Medians of ${RUNS} runs (${LISTENERS} listeners × ${DURATION_S} s each)\n`);
     for (const [p, list] of results) {
       const m = (k: keyof RunResult) => median(list.map((x) => x[k] as number));
-      const sum = (k: 'connected' | 'requested') => list.reduce((a, x) => a + x[k], 0);
+      const sum = (k: 'connected' | 'requested' | 'offAir') => list.reduce((a, x) => a + x[k], 0);
       const fa = summarize(list.flatMap((x) => x.firstAudioSamples));
       console.log(
-        `${p.name}: joins connected ${sum('connected')} of ${sum('requested')} · ` +
+        `${p.name}: joins connected ${sum('connected')} of ${sum('requested') - sum('offAir')}` +
+          (sum('offAir')
+            ? ` (${sum('offAir')} more refused: the station was off air, its publisher's link had failed)`
+            : '') +
+          ' · ' +
           `first audio over all joins p50 ${fa.p50} ms, p95 ${fa.p95} ms · medians of runs: first audio p50 ${m('firstAudioP50')} ms, p95 ${m('firstAudioP95')} ms · ` +
           `latency p50 ${m('latencyP50')} ms, p95 ${m('latencyP95')} ms · ` +
           `20 ms frames lost after recovery ${m('lostPercent').toFixed(3)} % ` +
