@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { summarize } from '../stats.js';
 import * as bench from './bench-support.js';
+import { chromiumListeners } from './chromium-listeners.js';
 
 const { values } = parseArgs({
   options: {
@@ -32,6 +33,15 @@ const { values } = parseArgs({
     /** Listeners joining per second, and joins in flight at once. */
     ramp: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '4' },
+    /**
+     * werift: the CLI's listeners (`load`); chromium: Debian's Chromium playing our player, one page
+     * per listener (chromium-listeners.ts). Chromium cannot load the socket shim: its runs take the
+     * delay and jitter at the SFU process's sockets instead (both directions of the handshake; the
+     * SFU's media fast path bypasses it), the loss by nftables as always.
+     */
+    clients: { type: 'string', default: 'werift' },
+    /** 0–9: namespaces, interfaces and addresses of their own, so two benchmarks can run at once. */
+    'net-id': { type: 'string', default: '0' },
     /** Write each process's output (API, broadcaster, listeners) to this directory. */
     logs: { type: 'string' },
     /** Only the namespaces and veths, no impairment (a baseline). */
@@ -45,38 +55,42 @@ const LISTENERS = Number(values.listeners);
 const DURATION_S = Number(values.duration);
 const RAMP = Number(values.ramp);
 const CONCURRENCY = Number(values.concurrency);
+const CHROMIUM = values.clients === 'chromium';
 
 const SHIM = join(bench.BENCH_PATHS.root, 'apps/cli/dist/bench/netem-shim.js');
 
-const NS = { sfu: 'rbnet-sfu', pub: 'rbnet-pub', lis: 'rbnet-lis' } as const;
+const NET_ID = Number(values['net-id']);
+const ID = NET_ID ? String(NET_ID) : '';
+const NS = { sfu: `rbnet${ID}-sfu`, pub: `rbnet${ID}-pub`, lis: `rbnet${ID}-lis` } as const;
+const NET = `10.${201 + NET_ID}`;
 /** veth pairs: [end in ns A, address, end in ns B, address]; mgmt lets this process reach the API. */
 const LINKS = [
   {
     name: 'pub',
     a: NS.sfu,
-    aIf: 'rbn-sp',
-    aIp: '10.201.1.1',
+    aIf: `rbn${ID}-sp`,
+    aIp: `${NET}.1.1`,
     b: NS.pub,
-    bIf: 'rbn-ps',
-    bIp: '10.201.1.2',
+    bIf: `rbn${ID}-ps`,
+    bIp: `${NET}.1.2`,
   },
   {
     name: 'lis',
     a: NS.sfu,
-    aIf: 'rbn-sl',
-    aIp: '10.201.2.1',
+    aIf: `rbn${ID}-sl`,
+    aIp: `${NET}.2.1`,
     b: NS.lis,
-    bIf: 'rbn-ls',
-    bIp: '10.201.2.2',
+    bIf: `rbn${ID}-ls`,
+    bIp: `${NET}.2.2`,
   },
   {
     name: 'mgmt',
     a: NS.sfu,
-    aIf: 'rbn-sm',
-    aIp: '10.201.9.2',
+    aIf: `rbn${ID}-sm`,
+    aIp: `${NET}.9.2`,
     b: null,
-    bIf: 'rbn-ms',
-    bIp: '10.201.9.1',
+    bIf: `rbn${ID}-ms`,
+    bIp: `${NET}.9.1`,
   },
 ];
 const API_PORT = 3000;
@@ -124,7 +138,7 @@ function teardown(): void {
     }
   }
   try {
-    sh('ip', ['link', 'del', 'rbn-ms']);
+    sh('ip', ['link', 'del', `rbn${ID}-ms`]);
   } catch {
     // went with its namespace
   }
@@ -190,8 +204,8 @@ function nftDrops(): { in: number; out: number } {
 
 function kernelHasNetem(): boolean {
   try {
-    inNs(NS.pub, 'tc', ['qdisc', 'replace', 'dev', 'rbn-ps', 'root', 'netem', 'delay', '1ms']);
-    inNs(NS.pub, 'tc', ['qdisc', 'del', 'dev', 'rbn-ps', 'root']);
+    inNs(NS.pub, 'tc', ['qdisc', 'replace', 'dev', `rbn${ID}-ps`, 'root', 'netem', 'delay', '1ms']);
+    inNs(NS.pub, 'tc', ['qdisc', 'del', 'dev', `rbn${ID}-ps`, 'root']);
     return true;
   } catch {
     return false;
@@ -218,6 +232,8 @@ interface RunResult {
   /** Joins refused because the station was off air (its publisher's link had failed meanwhile). */
   offAir: number;
   firstAudioSamples: number[];
+  /** Chromium: listeners that played the HTTP stream instead (WebRTC did not connect in time). */
+  viaHttp?: number;
 }
 
 const median = (xs: number[]) => {
@@ -248,10 +264,14 @@ async function main(): Promise<void> {
           '# jitter at the client processes’ sockets (apps/cli/src/bench/netem-shim.ts)\n',
   );
   const dataDir = mkdtempSync(join(tmpdir(), 'rb-bench-net-'));
+  /** Chromium runs: the delay at the SFU's sockets, set per profile (netem-shim.ts reads it). */
+  const sfuNetem = join(dataDir, 'sfu-netem');
+  writeFileSync(sfuNetem, '');
   const api = run(
     NS.sfu,
-    [bench.BENCH_PATHS.api],
+    [...(CHROMIUM && !netem ? ['--import', SHIM] : []), bench.BENCH_PATHS.api],
     bench.benchApiEnv(dataDir, {
+      ...(CHROMIUM ? { RB_NETEM_FILE: sfuNetem } : {}),
       PORT: String(API_PORT),
       HOST: '0.0.0.0',
       PUBLIC_URL: `http://${LINKS[1]!.aIp}:${API_PORT}`,
@@ -266,7 +286,7 @@ async function main(): Promise<void> {
     for (let i = 0; ; i++) {
       if (api.child.exitCode !== null) throw new Error(`API exited:\n${api.out()}`);
       if (/listening on/.test(api.out())) break;
-      if (i > 600) throw new Error(`API did not start:\n${api.out()}`);
+      if (i > 1800) throw new Error(`API did not start:\n${api.out()}`);
       await sleep(100);
     }
     const token = await bench.createBenchStation(mgmt);
@@ -279,7 +299,10 @@ async function main(): Promise<void> {
         ? {}
         : { RB_NETEM: `delay=${p.rttMs / 2},jitter=${p.jitterMs / 2},loss=0` };
       const dropsBefore = netem ? null : nftDrops();
-      const pre = netem ? [] : ['--import', SHIM];
+      const pre = netem || CHROMIUM ? [] : ['--import', SHIM];
+      if (CHROMIUM && !netem) {
+        writeFileSync(sfuNetem, `delay=${p.rttMs / 2},jitter=${p.jitterMs / 2},loss=0`);
+      }
       console.log(`## ${p.name}\n`);
       const list: RunResult[] = [];
       for (let r = 1; r <= RUNS; r++) {
@@ -310,6 +333,47 @@ async function main(): Promise<void> {
         }
         if (!live) {
           console.log(`run ${r}: skipped, the broadcaster did not go live in 5 attempts`);
+          continue;
+        }
+        if (CHROMIUM) {
+          const c = await chromiumListeners({
+            ns: NS.lis,
+            apiUrl: `http://${LINKS[1]!.aIp}:${API_PORT}`,
+            station: bench.BENCH_STATION,
+            listeners: LISTENERS,
+            ramp: RAMP,
+            durationS: DURATION_S,
+            dir: dataDir,
+          });
+          broadcast.child.kill('SIGTERM');
+          await broadcast.done;
+          const fa = summarize(c.firstAudioSamples);
+          const lossPct = (100 * c.packetsLost) / Math.max(1, c.packetsReceived + c.packetsLost);
+          list.push({
+            firstAudioP50: fa.p50 ?? NaN,
+            firstAudioP95: fa.p95 ?? NaN,
+            latencyP50: NaN,
+            latencyP95: NaN,
+            lostPercent: lossPct,
+            rawLossPercent: c.concealedPercent,
+            recovered: 0,
+            connected: c.connected,
+            requested: c.requested,
+            offAir: Object.entries(c.errors)
+              .filter(([why]) => /not live|offline/i.test(why))
+              .reduce((a, [, n]) => a + n, 0),
+            firstAudioSamples: c.firstAudioSamples,
+            viaHttp: c.viaHttp,
+          });
+          console.log(
+            `run ${r}: Chromium listeners over WebRTC ${c.connected}/${c.requested}, over the HTTP stream ${c.viaHttp}, ` +
+              `failed ${c.failed} · page → playing p50 ${fa.p50} ms p95 ${fa.p95} ms · packets lost after ` +
+              `retransmission ${c.packetsLost} of ${c.packetsReceived + c.packetsLost} (${lossPct.toFixed(3)} %) · ` +
+              `audio concealed ${c.concealedPercent.toFixed(2)} %`,
+          );
+          for (const [why, n] of Object.entries(c.errors))
+            console.log(`  did not play ×${n}: ${why}`);
+          await sleep(1000);
           continue;
         }
         const load = run(
@@ -374,13 +438,15 @@ async function main(): Promise<void> {
     console.log(`## Medians of ${RUNS} runs (${LISTENERS} listeners × ${DURATION_S} s each)\n`);
     for (const [p, list] of results) {
       const m = (k: keyof RunResult) => median(list.map((x) => x[k] as number));
-      const sum = (k: 'connected' | 'requested' | 'offAir') => list.reduce((a, x) => a + x[k], 0);
+      const sum = (k: 'connected' | 'requested' | 'offAir' | 'viaHttp') =>
+        list.reduce((a, x) => a + (x[k] ?? 0), 0);
       const fa = summarize(list.flatMap((x) => x.firstAudioSamples));
       console.log(
         `${p.name}: joins connected ${sum('connected')} of ${sum('requested') - sum('offAir')}` +
           (sum('offAir')
             ? ` (${sum('offAir')} more refused: the station was off air, its publisher's link had failed)`
             : '') +
+          (CHROMIUM ? `, ${sum('viaHttp')} more over the HTTP stream` : '') +
           ' · ' +
           `first audio over all joins p50 ${fa.p50} ms, p95 ${fa.p95} ms · medians of runs: first audio p50 ${m('firstAudioP50')} ms, p95 ${m('firstAudioP95')} ms · ` +
           `latency p50 ${m('latencyP50')} ms, p95 ${m('latencyP95')} ms · ` +
