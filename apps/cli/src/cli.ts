@@ -373,6 +373,8 @@ export interface LoadSummary {
   packetsPerListener: ReturnType<typeof summarize>;
   lossPercent: ReturnType<typeof summarize>;
   firstAudioMs: ReturnType<typeof summarize>;
+  /** Every connected listener's join → first audio (ms), for percentiles over several runs. */
+  firstAudioSamples: number[];
   connectMs: ReturnType<typeof summarize>;
   jitterMs: ReturnType<typeof summarize>;
   /** Listeners that connected but never got a packet. */
@@ -491,6 +493,9 @@ async function load(args: LoadArgs, io: CliIO, signal: AbortSignal): Promise<num
       lossPercent: summarize(ok.filter((s) => s.packetsExpected > 0).map((s) => s.lossPercent)),
       firstAudioMs: summarize(
         ok.flatMap((s) => (s.firstPacketMs === undefined ? [] : [s.firstPacketMs])),
+      ),
+      firstAudioSamples: ok.flatMap((s) =>
+        s.firstPacketMs === undefined ? [] : [Math.round(s.firstPacketMs)],
       ),
       connectMs: summarize(ok.map((s) => s.connectMs!)),
       jitterMs: summarize(ok.filter((s) => s.packetsReceived > 1).map((s) => s.jitterMs)),

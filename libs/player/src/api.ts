@@ -10,6 +10,8 @@ export const PlayerErrorTag = {
   RateLimited: 'TooManyRequests',
   InvalidStation: 'INVALID_STATION',
   Unsupported: 'WEBRTC_UNSUPPORTED',
+  /** The live connection never came up, on a fresh session either (the player's own, not the API's). */
+  JoinFailed: 'JOIN_FAILED',
 } as const;
 
 /**

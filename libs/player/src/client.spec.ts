@@ -339,6 +339,64 @@ describe('ListeningClient', () => {
     ctx.client.destroy();
   });
 
+  it('retries a join that never connects once on a fresh session, then says so and waits for play()', async () => {
+    const ctx = setup();
+    const reconnects: string[] = [];
+    ctx.client.on('reconnect', ({ reason, delayMs }) => reconnects.push(`${reason} ${delayMs}`));
+    ctx.client.play();
+    await flush();
+    const first = ctx.transport.last;
+    first.set('failed');
+    await flush();
+    // at once, a new join and a new WHEP session; the failed one is left
+    expect(first.closed).not.toBeNull();
+    expect(ctx.transport.joins).toHaveLength(2);
+    expect(ctx.transport.sessions).toHaveLength(2);
+    expect(ctx.client.state).toBe('connecting');
+    expect(ctx.client.error).toBeNull();
+    // the fresh one never connects either: the player reports, leaves, and stops trying
+    await jest.advanceTimersByTimeAsync(10000);
+    expect(ctx.transport.sessions[1].closed).not.toBeNull();
+    expect(ctx.client.state).toBe('error');
+    expect(ctx.client.error?.tag).toBe('JOIN_FAILED');
+    expect(ctx.client.error?.message).toMatch(/Couldn't connect to the live audio/);
+    expect(ctx.client.playing).toBe(false);
+    expect(reconnects).toEqual(['connection failed 0']);
+    // polls keep the station fresh but neither retry nor hide the failure
+    await jest.advanceTimersByTimeAsync(20000);
+    expect(ctx.transport.sessions).toHaveLength(2);
+    expect(ctx.client.state).toBe('error');
+    // the listener's retry: a new session, and a connection that gets through plays
+    ctx.client.play();
+    await flush();
+    expect(ctx.transport.sessions).toHaveLength(3);
+    ctx.transport.last.set('connected');
+    await flush();
+    expect(ctx.client.state).toBe('live');
+    ctx.client.destroy();
+  });
+
+  it('a fresh session that connects after the first failed plays as usual', async () => {
+    const ctx = setup();
+    ctx.client.play();
+    await flush();
+    ctx.transport.last.set('failed');
+    await flush();
+    ctx.transport.last.set('connected');
+    await flush();
+    expect(ctx.client.state).toBe('live');
+    expect(ctx.transport.sessions).toHaveLength(2);
+    // a later join that fails gets its retry again
+    ctx.client.pause();
+    ctx.client.play();
+    await flush();
+    ctx.transport.last.set('failed');
+    await flush();
+    expect(ctx.transport.sessions).toHaveLength(4);
+    expect(ctx.client.state).toBe('connecting');
+    ctx.client.destroy();
+  });
+
   it('stops for good on DOMAIN_NOT_ALLOWED: not-allowed, no audio, no more calls', async () => {
     const ctx = setup();
     ctx.transport.joinFailures.push(apiError(403, 'DOMAIN_NOT_ALLOWED'));

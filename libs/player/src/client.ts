@@ -63,8 +63,20 @@ export interface ListeningClientOptions {
    * Default 5000; 0 turns it off.
    */
   httpFallbackMs?: number;
+  /**
+   * A session that never connects (its connection failed, or `connectTimeoutMs` passed) is replaced
+   * at once by a fresh one (a new join and WHEP session) this many times (default 1). When that one
+   * fails too, the HTTP stream plays if this browser can play it; otherwise the player stops and
+   * reports it: state 'error' with PlayerErrorTag.JoinFailed, until `play()` tries again.
+   */
+  joinRetries?: number;
   random?: () => number;
 }
+
+/** What the player says when the live connection could not be made, a fresh session included. */
+export const JOIN_FAILED_MESSAGE =
+  "Couldn't connect to the live audio: the connection didn't get through, twice. " +
+  'Your network may be blocking or dropping it.';
 
 export interface StateChange {
   state: PlayerState;
@@ -119,6 +131,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
       | 'disconnectGraceMs'
       | 'connectTimeoutMs'
       | 'httpFallbackMs'
+      | 'joinRetries'
       | 'random'
     >
   >;
@@ -145,6 +158,8 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
   private connected = false;
   private sinkStarted = false;
   private attempt = 0;
+  /** Sessions in a row that never connected (reset when one connects, and by `play()`). */
+  private joinFailures = 0;
 
   private pollTimer: ReturnType<typeof setTimeout> | undefined;
   private pollAbort: AbortController | null = null;
@@ -171,6 +186,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
       disconnectGraceMs: options.disconnectGraceMs ?? 2000,
       connectTimeoutMs: options.connectTimeoutMs ?? 10000,
       httpFallbackMs: options.httpFallbackMs ?? 5000,
+      joinRetries: options.joinRetries ?? 1,
       random: options.random ?? Math.random,
     };
     if (options.station !== undefined) this.applyLocator(options.station);
@@ -221,6 +237,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     if (this.halted) return;
     this.sink?.unlock();
     this.wantPlay = true;
+    this.joinFailures = 0;
     if (this.session && this.connected) {
       this.startSink(this.sessionGen);
       return;
@@ -346,7 +363,10 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
         this.setState('connecting', null);
       }
       this.maybeConnect();
-    } else if (this._state === 'offline' || this._state === 'error') {
+    } else if (
+      this._state === 'offline' ||
+      (this._state === 'error' && this._error?.tag !== PlayerErrorTag.JoinFailed)
+    ) {
       this.setState('idle', null);
     }
   }
@@ -397,7 +417,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
       this._track = session.track;
       this.emit('track', session.track);
       this.connectTimer = setTimeout(() => {
-        if (gen === this.sessionGen && !this.connected) this.reconnect('connect timeout');
+        if (gen === this.sessionGen && !this.connected) this.onJoinFailed('connect timeout');
       }, this.opts.connectTimeoutMs);
       if (this.opts.httpFallbackMs > 0 && this.opts.httpFallbackMs < this.opts.connectTimeoutMs) {
         this.fallbackTimer = setTimeout(() => {
@@ -509,6 +529,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
         clearTimeout(this.connectTimer);
         this.disconnectTimer = undefined;
         this.connected = true;
+        this.joinFailures = 0;
         this.startWatch(gen);
         this.updateLive();
         break;
@@ -522,9 +543,8 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
         break;
       case 'failed':
       case 'closed':
-        // Never connected (UDP blocked?): the HTTP stream, when this browser can play it.
-        if (s === 'failed' && !this.connected && this.httpStreamUrl()) this.fallBackToHttp();
-        else this.reconnect(s);
+        if (this.connected) this.reconnect(s);
+        else this.onJoinFailed(`connection ${s}`);
         break;
       case 'connecting':
         break;
@@ -580,6 +600,43 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     if (!retryable) return this.halt('error', e);
     this._error = e;
     this.scheduleRetry(e.message, e.retryAfterMs);
+  }
+
+  /**
+   * A first session that never connected: a fresh one at once (a lost handshake on a bad network
+   * usually goes through the second time), then the HTTP stream when this browser plays it (UDP
+   * blocked, no TURN), else the player says so and waits for a click.
+   */
+  private onJoinFailed(reason: string): void {
+    if (!this.wantPlay || this.destroyed || this.halted) return;
+    if (this._station?.status !== 'live') {
+      this.reconnect(reason);
+      return;
+    }
+    if (this.attempt > 0) {
+      // recovering from a drop: the backoff goes on (the HTTP stream when WebRTC fails outright)
+      if (reason === 'connection failed' && this.httpStreamUrl()) this.fallBackToHttp();
+      else this.reconnect(reason);
+      return;
+    }
+    if (this.joinFailures < this.opts.joinRetries) {
+      this.joinFailures++;
+      this.teardownSession();
+      this.emit('reconnect', { attempt: this.joinFailures, delayMs: 0, reason });
+      this.setState('connecting', null);
+      this.maybeConnect();
+      return;
+    }
+    this.joinFailures = 0;
+    if (this.httpStreamUrl()) {
+      this.fallBackToHttp();
+      return;
+    }
+    this.clearRetry();
+    this.teardownSession();
+    this.wantPlay = false;
+    this.sink?.stop();
+    this.setState('error', new ApiError(JOIN_FAILED_MESSAGE, 0, PlayerErrorTag.JoinFailed));
   }
 
   private reconnect(reason: string): void {

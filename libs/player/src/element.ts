@@ -7,7 +7,7 @@ import {
   stationPageUrl,
   trimBase,
 } from './attributes.js';
-import { ListeningClient } from './client.js';
+import { JOIN_FAILED_MESSAGE, ListeningClient } from './client.js';
 import { OFF_AIR, broadcasterLabel } from './labels.js';
 import { claimMediaSession, releaseMediaSession, updateMediaSession } from './media-session.js';
 import { applyStyles } from './styles.js';
@@ -74,6 +74,8 @@ const TEXT = {
   notAllowed: "This station can't be played on this site.",
   notFound: "Station not found. This station may have been deleted or doesn't exist.",
   network: 'Connection failed. Please check your internet connection and try again.',
+  joinFailed: JOIN_FAILED_MESSAGE,
+  retry: 'Retry',
   missing: 'No station set. Use station="username/station-slug".',
 } as const;
 
@@ -468,14 +470,18 @@ export class RadioPlayerElement extends Base {
     setText(p.message, this.message(state));
 
     // Controls.
+    // a join that failed twice: the listener may try again (the play button says Retry)
+    const retry = state === 'error' && client?.error?.tag === PlayerErrorTag.JoinFailed;
     const showPause = playing && state !== 'blocked';
     p.playIcon.setAttribute('d', showPause ? ICONS.pause : ICONS.play);
     p.play.setAttribute(
       'aria-label',
-      state === 'blocked' ? TEXT.blocked : showPause ? 'Pause' : 'Play',
+      state === 'blocked' ? TEXT.blocked : retry ? TEXT.retry : showPause ? 'Pause' : 'Play',
     );
-    p.playLabel.hidden = state !== 'blocked';
-    p.play.disabled = !client || state === 'error' || state === 'not-allowed';
+    p.card.classList.toggle('retry', retry);
+    setText(p.playLabel, retry ? TEXT.retry : TEXT.blocked);
+    p.playLabel.hidden = state !== 'blocked' && !retry;
+    p.play.disabled = !client || (state === 'error' && !retry) || state === 'not-allowed';
     // No controls once refused (`.not-allowed .controls` in the styles).
     // Play is offered once the site is known to be allowed (the controls keep their place meanwhile).
     p.card.classList.toggle('checking', !!station && asked?.allowed === null);
@@ -514,6 +520,8 @@ export class RadioPlayerElement extends Base {
             return TEXT.notFound;
           case PlayerErrorTag.NetworkError:
             return TEXT.network;
+          case PlayerErrorTag.JoinFailed:
+            return TEXT.joinFailed;
           case undefined:
           default:
             return error?.status === 404 ? TEXT.notFound : (error?.message ?? 'An error occurred');

@@ -36,7 +36,7 @@ button:focus-visible,input:focus-visible,a:focus-visible{outline:2px solid var(-
 .play{width:48px;height:48px;background:var(--accent);color:var(--on-accent);flex:none}
 .play svg{width:26px;height:26px}
 .play-label{font-weight:600;padding:0 4px 0 0}
-.blocked .play{width:auto;padding:0 18px 0 12px;gap:4px}
+.blocked .play,.retry .play{width:auto;padding:0 18px 0 12px;gap:4px}
 .play-label[hidden]{display:none}
 .mute{width:36px;height:36px;color:var(--muted);flex:none}
 .mute:hover{color:var(--fg)}

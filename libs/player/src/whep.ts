@@ -69,6 +69,7 @@ export async function connectWhep(
       if (closed) return;
       closed = true;
       pc.oniceconnectionstatechange = null;
+      pc.onconnectionstatechange = null;
       const dtls = transceiver.receiver.transport;
       if (dtls) dtls.onstatechange = null;
       pc.close();
@@ -84,17 +85,23 @@ export async function connectWhep(
     },
   };
 
-  pc.oniceconnectionstatechange = () => {
-    const s = pc.iceConnectionState;
+  // Connected means ICE and DTLS both up (the connection state): ICE alone connects before the DTLS
+  // handshake, which a lossy network may still lose, and audio needs both. Browsers without a
+  // connection state (none current) fall back to ICE's.
+  const onChange = () => {
+    const s: string = pc.connectionState ?? pc.iceConnectionState;
     const mapped: SessionState =
       s === 'connected' || s === 'completed'
         ? 'connected'
         : s === 'disconnected' || s === 'failed' || s === 'closed'
           ? s
           : 'connecting';
+    if (mapped === state) return;
     state = mapped;
     session.onstatechange?.(mapped);
   };
+  if (typeof pc.connectionState === 'string') pc.onconnectionstatechange = onChange;
+  else pc.oniceconnectionstatechange = onChange;
 
   try {
     const offer = await pc.createOffer();

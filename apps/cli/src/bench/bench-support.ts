@@ -121,7 +121,7 @@ export const broadcastArgs = (server: string, token: string, sent: string): stri
 /** The CLI's arguments for `load` listeners of the bench station, measured against the log `sent`. */
 export const loadArgs = (
   server: string,
-  o: { listeners: number; rampS: number; durationS: number; sent: string },
+  o: { listeners: number; rampS: number; durationS: number; sent: string; concurrency?: number },
 ): string[] => [
   BENCH_PATHS.cli,
   'load',
@@ -134,7 +134,7 @@ export const loadArgs = (
   '--ramp',
   String(o.rampS),
   '--concurrency',
-  '4',
+  String(o.concurrency ?? 4),
   '--duration',
   String(o.durationS),
   '--json',

@@ -1,29 +1,49 @@
 /**
  * `npm run bench:net`: the live path over an emulated internet. The API with its embedded SFU, the
- * CLI broadcaster and the CLI listeners run in three network namespaces joined by veth pairs
+ * CLI broadcaster and the listeners run in three network namespaces joined by veth pairs
  * (publisher ↔ SFU, SFU ↔ listeners), each link impaired like a real one:
- *   profile A: 50 ms RTT, 10 ms jitter, 1 % loss;  profile B: 150 ms RTT, 10 ms jitter, 3 % loss.
- * The impairment is `tc qdisc … netem` on both ends of each veth when the kernel has netem; without
- * it (CONFIG_NET_SCH_NETEM unset) the same delay, jitter and loss are applied at the client processes'
- * sockets (netem-shim.ts: both directions of their UDP, one round trip per HTTP request), and the
- * report says so. Reports per run and the median of the runs: join → first audio p50/p95, publisher →
- * listener latency p50/p95, and 20 ms frames still missing after recovery (NACK + Opus FEC): never
- * received, or received more than 250 ms after the gap showed (too late to play).
- * Needs root (ip netns); prints why and exits 0 otherwise.
- * Options: --runs 3 --listeners 20 --duration 30 (seconds of listening per run)
+ *   A: 50 ms RTT, 10 ms jitter, 1 % loss;  B: 150 ms RTT, 10 ms jitter, 3 % loss;
+ *   C (for the record): 300 ms RTT, 20 ms jitter, 5 % loss.
+ * The impairment is `tc qdisc … netem` on both ends of each veth when the kernel has netem. Without it
+ * (CONFIG_NET_SCH_NETEM unset, as on the CI machines): the loss is nftables in the client's namespace
+ * (`numgen random` drops on its veth, both directions: the SFU's datagrams are lost on the way in as
+ * the client's are on the way out), and delay and jitter are applied at the client processes' sockets
+ * (netem-shim.ts: both directions of their UDP, one round trip per HTTP request); the report says
+ * which ran. Reports per run and over all runs: joins connected, join → first audio p50/p95,
+ * publisher → listener latency p50/p95, and 20 ms frames still missing after recovery (NACK + Opus
+ * FEC): never received, or received more than 250 ms after the gap showed (too late to play).
+ * Needs root (ip netns, nft); prints why and exits 0 otherwise.
+ * Options: --runs 3 --listeners 20 --duration 30 (seconds of listening per run); 200 joins a profile:
+ * --runs 10 --listeners 20 --duration 10. --profile "rttMs,jitterMs,lossPercent" runs one profile.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { summarize } from '../stats.js';
 import * as bench from './bench-support.js';
+import { chromiumListeners } from './chromium-listeners.js';
 
 const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '3' },
     listeners: { type: 'string', default: '20' },
     duration: { type: 'string', default: '30' },
+    /** Listeners joining per second, and joins in flight at once. */
+    ramp: { type: 'string', default: '5' },
+    concurrency: { type: 'string', default: '4' },
+    /**
+     * werift: the CLI's listeners (`load`); chromium: Debian's Chromium playing our player, one page
+     * per listener (chromium-listeners.ts). Chromium cannot load the socket shim: its runs take the
+     * delay and jitter at the SFU process's sockets instead (both directions of the handshake; the
+     * SFU's media fast path bypasses it), the loss by nftables as always.
+     */
+    clients: { type: 'string', default: 'werift' },
+    /** 0–9: namespaces, interfaces and addresses of their own, so two benchmarks can run at once. */
+    'net-id': { type: 'string', default: '0' },
+    /** Write each process's output (API, broadcaster, listeners) to this directory. */
+    logs: { type: 'string' },
     /** Only the namespaces and veths, no impairment (a baseline). */
     baseline: { type: 'boolean', default: false },
     /** One custom profile instead of the two: "rttMs,jitterMs,lossPercent". */
@@ -33,38 +53,44 @@ const { values } = parseArgs({
 const RUNS = Number(values.runs);
 const LISTENERS = Number(values.listeners);
 const DURATION_S = Number(values.duration);
+const RAMP = Number(values.ramp);
+const CONCURRENCY = Number(values.concurrency);
+const CHROMIUM = values.clients === 'chromium';
 
 const SHIM = join(bench.BENCH_PATHS.root, 'apps/cli/dist/bench/netem-shim.js');
 
-const NS = { sfu: 'rbnet-sfu', pub: 'rbnet-pub', lis: 'rbnet-lis' } as const;
+const NET_ID = Number(values['net-id']);
+const ID = NET_ID ? String(NET_ID) : '';
+const NS = { sfu: `rbnet${ID}-sfu`, pub: `rbnet${ID}-pub`, lis: `rbnet${ID}-lis` } as const;
+const NET = `10.${201 + NET_ID}`;
 /** veth pairs: [end in ns A, address, end in ns B, address]; mgmt lets this process reach the API. */
 const LINKS = [
   {
     name: 'pub',
     a: NS.sfu,
-    aIf: 'rbn-sp',
-    aIp: '10.201.1.1',
+    aIf: `rbn${ID}-sp`,
+    aIp: `${NET}.1.1`,
     b: NS.pub,
-    bIf: 'rbn-ps',
-    bIp: '10.201.1.2',
+    bIf: `rbn${ID}-ps`,
+    bIp: `${NET}.1.2`,
   },
   {
     name: 'lis',
     a: NS.sfu,
-    aIf: 'rbn-sl',
-    aIp: '10.201.2.1',
+    aIf: `rbn${ID}-sl`,
+    aIp: `${NET}.2.1`,
     b: NS.lis,
-    bIf: 'rbn-ls',
-    bIp: '10.201.2.2',
+    bIf: `rbn${ID}-ls`,
+    bIp: `${NET}.2.2`,
   },
   {
     name: 'mgmt',
     a: NS.sfu,
-    aIf: 'rbn-sm',
-    aIp: '10.201.9.2',
+    aIf: `rbn${ID}-sm`,
+    aIp: `${NET}.9.2`,
     b: null,
-    bIf: 'rbn-ms',
-    bIp: '10.201.9.1',
+    bIf: `rbn${ID}-ms`,
+    bIp: `${NET}.9.1`,
   },
 ];
 const API_PORT = 3000;
@@ -90,6 +116,7 @@ const PROFILES: Profile[] = custom
     : [
         { name: '50 ms RTT, 10 ms jitter, 1 % loss', rttMs: 50, jitterMs: 10, lossPercent: 1 },
         { name: '150 ms RTT, 10 ms jitter, 3 % loss', rttMs: 150, jitterMs: 10, lossPercent: 3 },
+        { name: '300 ms RTT, 20 ms jitter, 5 % loss', rttMs: 300, jitterMs: 20, lossPercent: 5 },
       ];
 
 const sh = (cmd: string, args: string[]) =>
@@ -111,7 +138,7 @@ function teardown(): void {
     }
   }
   try {
-    sh('ip', ['link', 'del', 'rbn-ms']);
+    sh('ip', ['link', 'del', `rbn${ID}-ms`]);
   } catch {
     // went with its namespace
   }
@@ -143,10 +170,42 @@ function applyNetem(p: Profile): void {
   }
 }
 
+/**
+ * Loss where both ends feel it: nftables in the client's namespace drops `lossPercent` % of the
+ * datagrams and segments leaving and entering its veth (numgen random), so the SFU's handshake
+ * flights, consent checks and media are lost on the way out exactly as the client's are on the way in.
+ */
+function applyNftLoss(p: Profile): void {
+  for (const l of LINKS.filter((x) => x.name !== 'mgmt')) {
+    const n = Math.round(p.lossPercent * 100);
+    const rules =
+      `table inet rbnet\ndelete table inet rbnet\n` +
+      `table inet rbnet {\n` +
+      `  chain in {\n    type filter hook input priority -10; policy accept;\n` +
+      `    iifname "${l.bIf}" numgen random mod 10000 < ${n} counter drop\n  }\n` +
+      `  chain out {\n    type filter hook output priority -10; policy accept;\n` +
+      `    oifname "${l.bIf}" numgen random mod 10000 < ${n} counter drop\n  }\n` +
+      `}\n`;
+    execFileSync('ip', ['netns', 'exec', l.b!, 'nft', '-f', '-'], { input: rules });
+  }
+}
+
+/** Datagrams and segments nftables dropped so far, in and out, on the client links. */
+function nftDrops(): { in: number; out: number } {
+  const total = { in: 0, out: 0 };
+  for (const l of LINKS.filter((x) => x.name !== 'mgmt')) {
+    const out = inNs(l.b, 'nft', ['list', 'table', 'inet', 'rbnet']);
+    const counts = [...out.matchAll(/counter packets (\d+)/g)].map((m) => Number(m[1]));
+    total.in += counts[0] ?? 0;
+    total.out += counts[1] ?? 0;
+  }
+  return total;
+}
+
 function kernelHasNetem(): boolean {
   try {
-    inNs(NS.pub, 'tc', ['qdisc', 'replace', 'dev', 'rbn-ps', 'root', 'netem', 'delay', '1ms']);
-    inNs(NS.pub, 'tc', ['qdisc', 'del', 'dev', 'rbn-ps', 'root']);
+    inNs(NS.pub, 'tc', ['qdisc', 'replace', 'dev', `rbn${ID}-ps`, 'root', 'netem', 'delay', '1ms']);
+    inNs(NS.pub, 'tc', ['qdisc', 'del', 'dev', `rbn${ID}-ps`, 'root']);
     return true;
   } catch {
     return false;
@@ -168,7 +227,13 @@ interface RunResult {
   /** % missing before recovery (asked for again) */
   rawLossPercent: number;
   recovered: number;
-  connected: string;
+  connected: number;
+  requested: number;
+  /** Joins refused because the station was off air (its publisher's link had failed meanwhile). */
+  offAir: number;
+  firstAudioSamples: number[];
+  /** Chromium: listeners that played the HTTP stream instead (WebRTC did not connect in time). */
+  viaHttp?: number;
 }
 
 const median = (xs: number[]) => {
@@ -194,14 +259,19 @@ async function main(): Promise<void> {
   console.log(
     netem
       ? '# bench:net — tc netem on both ends of each veth\n'
-      : '# bench:net — this kernel has no netem (CONFIG_NET_SCH_NETEM unset): the same delay, jitter and\n' +
-          '# loss are applied at the client processes’ sockets (apps/cli/src/bench/netem-shim.ts)\n',
+      : '# bench:net — this kernel has no netem (CONFIG_NET_SCH_NETEM unset): loss by nftables on the\n' +
+          '# clients’ veths (numgen random, both directions: the SFU’s side loses datagrams too); delay and\n' +
+          '# jitter at the client processes’ sockets (apps/cli/src/bench/netem-shim.ts)\n',
   );
   const dataDir = mkdtempSync(join(tmpdir(), 'rb-bench-net-'));
+  /** Chromium runs: the delay at the SFU's sockets, set per profile (netem-shim.ts reads it). */
+  const sfuNetem = join(dataDir, 'sfu-netem');
+  writeFileSync(sfuNetem, '');
   const api = run(
     NS.sfu,
-    [bench.BENCH_PATHS.api],
+    [...(CHROMIUM && !netem ? ['--import', SHIM] : []), bench.BENCH_PATHS.api],
     bench.benchApiEnv(dataDir, {
+      ...(CHROMIUM ? { RB_NETEM_FILE: sfuNetem } : {}),
       PORT: String(API_PORT),
       HOST: '0.0.0.0',
       PUBLIC_URL: `http://${LINKS[1]!.aIp}:${API_PORT}`,
@@ -216,7 +286,7 @@ async function main(): Promise<void> {
     for (let i = 0; ; i++) {
       if (api.child.exitCode !== null) throw new Error(`API exited:\n${api.out()}`);
       if (/listening on/.test(api.out())) break;
-      if (i > 600) throw new Error(`API did not start:\n${api.out()}`);
+      if (i > 1800) throw new Error(`API did not start:\n${api.out()}`);
       await sleep(100);
     }
     const token = await bench.createBenchStation(mgmt);
@@ -224,23 +294,28 @@ async function main(): Promise<void> {
     const results = new Map<Profile, RunResult[]>();
     for (const p of PROFILES) {
       if (netem) applyNetem(p);
+      else applyNftLoss(p);
       const clientEnv = netem
         ? {}
-        : { RB_NETEM: `delay=${p.rttMs / 2},jitter=${p.jitterMs / 2},loss=${p.lossPercent}` };
-      const pre = netem ? [] : ['--import', SHIM];
+        : { RB_NETEM: `delay=${p.rttMs / 2},jitter=${p.jitterMs / 2},loss=0` };
+      const dropsBefore = netem ? null : nftDrops();
+      const pre = netem || CHROMIUM ? [] : ['--import', SHIM];
+      if (CHROMIUM && !netem) {
+        writeFileSync(sfuNetem, `delay=${p.rttMs / 2},jitter=${p.jitterMs / 2},loss=0`);
+      }
       console.log(`## ${p.name}\n`);
       const list: RunResult[] = [];
       for (let r = 1; r <= RUNS; r++) {
         const sent = join(dataDir, `sent-${p.rttMs}-${r}.ndjson`);
         // a broadcaster whose handshake fails over the lossy link starts again, as a person would
         let broadcast!: ReturnType<typeof run>;
+        let live = false;
         for (let attempt = 1; ; attempt++) {
           broadcast = run(
             NS.pub,
             [...pre, ...bench.broadcastArgs(`http://${LINKS[0]!.aIp}:${API_PORT}`, token, sent)],
             clientEnv,
           );
-          let live = false;
           for (let i = 0; i < 300 && broadcast.child.exitCode === null; i++) {
             if ((await bench.benchStationStatus(mgmt)) === 'live') {
               live = true;
@@ -251,10 +326,55 @@ async function main(): Promise<void> {
           if (live) break;
           broadcast.child.kill('SIGTERM');
           await broadcast.done;
-          if (attempt >= 5) throw new Error(`broadcast never went live:\n${broadcast.out()}`);
           console.log(
             `(broadcaster attempt ${attempt} failed: ${broadcast.out().trim().split('\n').at(-1)})`,
           );
+          if (attempt >= 5) break;
+        }
+        if (!live) {
+          console.log(`run ${r}: skipped, the broadcaster did not go live in 5 attempts`);
+          continue;
+        }
+        if (CHROMIUM) {
+          const c = await chromiumListeners({
+            ns: NS.lis,
+            apiUrl: `http://${LINKS[1]!.aIp}:${API_PORT}`,
+            station: bench.BENCH_STATION,
+            listeners: LISTENERS,
+            ramp: RAMP,
+            durationS: DURATION_S,
+            dir: dataDir,
+          });
+          broadcast.child.kill('SIGTERM');
+          await broadcast.done;
+          const fa = summarize(c.firstAudioSamples);
+          const lossPct = (100 * c.packetsLost) / Math.max(1, c.packetsReceived + c.packetsLost);
+          list.push({
+            firstAudioP50: fa.p50 ?? NaN,
+            firstAudioP95: fa.p95 ?? NaN,
+            latencyP50: NaN,
+            latencyP95: NaN,
+            lostPercent: lossPct,
+            rawLossPercent: c.concealedPercent,
+            recovered: 0,
+            connected: c.connected,
+            requested: c.requested,
+            offAir: Object.entries(c.errors)
+              .filter(([why]) => /not live|offline/i.test(why))
+              .reduce((a, [, n]) => a + n, 0),
+            firstAudioSamples: c.firstAudioSamples,
+            viaHttp: c.viaHttp,
+          });
+          console.log(
+            `run ${r}: Chromium listeners over WebRTC ${c.connected}/${c.requested}, over the HTTP stream ${c.viaHttp}, ` +
+              `failed ${c.failed} · page → playing p50 ${fa.p50} ms p95 ${fa.p95} ms · packets lost after ` +
+              `retransmission ${c.packetsLost} of ${c.packetsReceived + c.packetsLost} (${lossPct.toFixed(3)} %) · ` +
+              `audio concealed ${c.concealedPercent.toFixed(2)} %`,
+          );
+          for (const [why, n] of Object.entries(c.errors))
+            console.log(`  did not play ×${n}: ${why}`);
+          await sleep(1000);
+          continue;
         }
         const load = run(
           NS.lis,
@@ -262,7 +382,8 @@ async function main(): Promise<void> {
             ...pre,
             ...bench.loadArgs(`http://${LINKS[1]!.aIp}:${API_PORT}`, {
               listeners: LISTENERS,
-              rampS: 5,
+              rampS: RAMP,
+              concurrency: CONCURRENCY,
               durationS: DURATION_S,
               sent,
             }),
@@ -270,6 +391,10 @@ async function main(): Promise<void> {
           clientEnv,
         );
         await load.done;
+        if (values.logs) {
+          writeFileSync(join(values.logs, `load-${p.rttMs}-${r}.log`), load.out());
+          writeFileSync(join(values.logs, `api.log`), api.out());
+        }
         broadcast.child.kill('SIGTERM');
         await broadcast.done;
         const s = bench.loadSummary(load);
@@ -283,16 +408,28 @@ async function main(): Promise<void> {
           lostPercent: rec.expected ? (100 * (rec.lost + rec.recoveredLate)) / rec.expected : NaN,
           rawLossPercent: rec.expected ? (100 * rec.nacked) / rec.expected : NaN,
           recovered: rec.recovered,
-          connected: `${s.connected}/${s.requested}`,
+          connected: s.connected,
+          requested: s.requested,
+          offAir: Object.entries(s.errors)
+            .filter(([why]) => why.includes('STATION_NOT_ACTIVE'))
+            .reduce((a, [, n]) => a + n, 0),
+          firstAudioSamples: s.firstAudioSamples ?? [],
         };
         list.push(res);
         console.log(
-          `run ${r}: listeners ${res.connected} · first audio p50 ${res.firstAudioP50} ms p95 ${res.firstAudioP95} ms · ` +
+          `run ${r}: listeners ${res.connected}/${res.requested} · first audio p50 ${res.firstAudioP50} ms p95 ${res.firstAudioP95} ms · ` +
             `latency p50 ${res.latencyP50} ms p95 ${res.latencyP95} ms · frames missing ${rec.nacked} of ${rec.expected} ` +
             `(${res.rawLossPercent.toFixed(2)} %), recovered ${rec.recovered} (${rec.recoveredLate} > 250 ms late), ` +
             `lost after recovery ${rec.lost} + ${rec.recoveredLate} late (${res.lostPercent.toFixed(3)} %)`,
         );
+        for (const [why, n] of Object.entries(s.errors)) console.log(`  join failed ×${n}: ${why}`);
         await sleep(1000);
+      }
+      if (dropsBefore) {
+        const d = nftDrops();
+        console.log(
+          `nftables dropped ${d.in - dropsBefore.in} packets into and ${d.out - dropsBefore.out} out of the clients' namespaces`,
+        );
       }
       results.set(p, list);
       console.log('');
@@ -301,8 +438,17 @@ async function main(): Promise<void> {
     console.log(`## Medians of ${RUNS} runs (${LISTENERS} listeners × ${DURATION_S} s each)\n`);
     for (const [p, list] of results) {
       const m = (k: keyof RunResult) => median(list.map((x) => x[k] as number));
+      const sum = (k: 'connected' | 'requested' | 'offAir' | 'viaHttp') =>
+        list.reduce((a, x) => a + (x[k] ?? 0), 0);
+      const fa = summarize(list.flatMap((x) => x.firstAudioSamples));
       console.log(
-        `${p.name}: first audio p50 ${m('firstAudioP50')} ms, p95 ${m('firstAudioP95')} ms · ` +
+        `${p.name}: joins connected ${sum('connected')} of ${sum('requested') - sum('offAir')}` +
+          (sum('offAir')
+            ? ` (${sum('offAir')} more refused: the station was off air, its publisher's link had failed)`
+            : '') +
+          (CHROMIUM ? `, ${sum('viaHttp')} more over the HTTP stream` : '') +
+          ' · ' +
+          `first audio over all joins p50 ${fa.p50} ms, p95 ${fa.p95} ms · medians of runs: first audio p50 ${m('firstAudioP50')} ms, p95 ${m('firstAudioP95')} ms · ` +
           `latency p50 ${m('latencyP50')} ms, p95 ${m('latencyP95')} ms · ` +
           `20 ms frames lost after recovery ${m('lostPercent').toFixed(3)} % ` +
           `(missing before recovery ${m('rawLossPercent').toFixed(2)} %)`,

@@ -3,25 +3,50 @@
  * impairment applied at the edge of a client process (`node --import …/netem-shim.js`). Every UDP
  * datagram it sends waits `delay ± jitter` ms and is lost with probability `loss`; so does every
  * datagram it receives (the other direction of the link), and each HTTP request waits one round trip.
- * RB_NETEM="delay=25,jitter=5,loss=1" (ms, ms, percent per direction).
+ * RB_NETEM="delay=25,jitter=5,loss=1" (ms, ms, percent per direction), or RB_NETEM_FILE naming a file
+ * that holds it (re-read when it changes).
  * Jitter keeps each direction's order (a datagram never overtakes the one before it), as queueing on
  * a real path does: werift's DTLS fails its handshake when the datagrams of one flight are reordered.
  */
 import dgram from 'node:dgram';
+import { readFileSync, watchFile } from 'node:fs';
 
-const spec = Object.fromEntries(
-  (process.env.RB_NETEM ?? '')
-    .split(',')
-    .filter(Boolean)
-    .map((kv) => kv.split('=') as [string, string])
-    .map(([k, v]) => [k, Number(v)]),
-) as { delay?: number; jitter?: number; loss?: number };
+type Spec = { delay?: number; jitter?: number; loss?: number };
+const parse = (text: string): Spec =>
+  Object.fromEntries(
+    text
+      .trim()
+      .split(',')
+      .filter(Boolean)
+      .map((kv) => kv.split('=') as [string, string])
+      .map(([k, v]) => [k, Number(v)]),
+  ) as Spec;
 
-const delay = spec.delay ?? 0;
-const jitter = spec.jitter ?? 0;
-const loss = (spec.loss ?? 0) / 100;
+let delay = 0;
+let jitter = 0;
+let loss = 0;
+const apply = (spec: Spec) => {
+  delay = spec.delay ?? 0;
+  jitter = spec.jitter ?? 0;
+  loss = (spec.loss ?? 0) / 100;
+};
+apply(parse(process.env.RB_NETEM ?? ''));
+// RB_NETEM_FILE: the same spec read from a file, again whenever it changes (a long-running process,
+// such as the SFU's, that goes through several profiles)
+const file = process.env.RB_NETEM_FILE;
+if (file) {
+  const read = () => {
+    try {
+      apply(parse(readFileSync(file, 'utf8')));
+    } catch {
+      // not written yet
+    }
+  };
+  read();
+  watchFile(file, { interval: 200 }, read).unref();
+}
 const wait = () => Math.max(0, delay + (Math.random() * 2 - 1) * jitter);
-const lost = () => Math.random() < loss;
+const lost = () => loss > 0 && Math.random() < loss;
 /** When the last datagram of a direction is delivered: the next one waits at least until then. */
 const lastDue = new WeakMap<object, number>();
 function later(key: object, fn: () => void): void {

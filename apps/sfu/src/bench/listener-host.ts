@@ -35,6 +35,13 @@ export interface ListenerHost {
   note: string;
   /** CPU seconds the listeners' network stack (its NAPI threads) has used so far. */
   cpuSeconds(): number;
+  /**
+   * Loses `lossPercent` % of what crosses the link, each way (nftables `numgen random` in the
+   * listeners' namespace, on their veth: the SFU's datagrams are lost on the way in as the listeners'
+   * are on the way out); 0 stops it. Returns the packets dropped, in and out, under the previous
+   * setting.
+   */
+  impair(lossPercent: number): { in: number; out: number };
   close(): void;
 }
 
@@ -60,6 +67,28 @@ table inet rbsink {
 }
 `;
 };
+
+/** The nftables table that loses packets on the listeners' link ({@link ListenerHost.impair}). */
+export const LOSS_TABLE = ['inet', 'rbloss'] as const;
+
+/** Replaces the loss table: `percent` % (to 0.01 %) of the packets in and out of `dev` dropped. */
+export function lossRules(dev: string, percent: number): string {
+  const n = Math.round(percent * 100);
+  return `
+table inet rbloss
+delete table inet rbloss
+table inet rbloss {
+  chain in {
+    type filter hook input priority -310; policy accept;
+    iifname "${dev}" numgen random mod 10000 < ${n} counter drop
+  }
+  chain out {
+    type filter hook output priority -310; policy accept;
+    oifname "${dev}" numgen random mod 10000 < ${n} counter drop
+  }
+}
+`;
+}
 
 const run = (cmd: string, args: string[], input?: string) =>
   execFileSync(cmd, args, { input, stdio: ['pipe', 'pipe', 'pipe'] }).toString();
@@ -133,6 +162,17 @@ export function openListenerHost(cpu: number, payloadType: number): ListenerHost
       `listeners in network namespace ${ns} (${listenerIp}), their network stack on core ${cpu}; ` +
       'their RTP counted and dropped by nftables once they have their first audio',
     cpuSeconds: () => threads.reduce((a, pid) => a + threadCpuSeconds(pid), 0),
+    impair: (lossPercent) => {
+      let counts: number[] = [];
+      try {
+        const table = inNs('nft', ['list', 'table', ...LOSS_TABLE]);
+        counts = [...table.matchAll(/counter packets (\d+)/g)].map((m) => Number(m[1]));
+      } catch {
+        // not impaired before
+      }
+      run('ip', ['netns', 'exec', ns, 'nft', '-f', '-'], lossRules(lstDev, lossPercent));
+      return { in: counts[0] ?? 0, out: counts[1] ?? 0 };
+    },
     close: () => {
       for (const [event, fn] of hooks) process.off(event, fn);
       close();

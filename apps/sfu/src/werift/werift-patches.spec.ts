@@ -2,7 +2,7 @@ import { promises as dns } from 'node:dns';
 import { X509Certificate } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { RTCDtlsTransport } from 'werift';
+import { DtlsClient, DtlsServer, RTCDtlsTransport } from 'werift';
 import { createTestListener, waitFor } from '../test-peers.js';
 import { createPeer } from './werift-config.js';
 import { createWeriftEngine } from './werift-engine.js';
@@ -142,5 +142,169 @@ describe('werift certificate fingerprint', () => {
     };
     expect(await fingerprintsOf()).toEqual([`sha-256 ${expected}`]);
     expect(await fingerprintsOf()).toEqual([`sha-256 ${expected}`]);
+  });
+});
+
+/**
+ * A werift DTLS client and server over an in-memory link whose datagrams a scenario may drop or hold
+ * back, identified by record content type and handshake message type (readable until the epoch
+ * changes). Each scenario is one thing a lossy link does; each broke werift's handshake for good.
+ */
+describe('werift DTLS handshake under loss', () => {
+  type Side = 'client' | 'server';
+  /** What happens to the n-th datagram from `from` of a handshake message type (0 = first copy). */
+  type Rule = (from: Side, msgType: number | null, copy: number) => 'drop' | number | undefined;
+
+  interface Link {
+    client: InstanceType<typeof DtlsClient>;
+    server: InstanceType<typeof DtlsServer>;
+    errors: string[];
+    close(): void;
+  }
+
+  const HANDSHAKE = 22;
+  /** The handshake message type of a plaintext record, or null. */
+  const msgTypeOf = (d: Buffer) => (d[0] === HANDSHAKE && d.readUInt16BE(3) === 0 ? d[13]! : null);
+
+  /** `oneWayMs`: how long a datagram takes unless the rule says otherwise. */
+  async function link(rule: Rule, oneWayMs = 2): Promise<Link> {
+    const cert = await (
+      RTCDtlsTransport as unknown as {
+        SetupCertificate(): Promise<{
+          certPem: string;
+          privateKey: string;
+          signatureHash: unknown;
+        }>;
+      }
+    ).SetupCertificate();
+    const timers = new Set<NodeJS.Timeout>();
+    const copies = new Map<string, number>();
+    const errors: string[] = [];
+    let closed = false;
+    const ends: Record<Side, { onData?: (b: Buffer) => void }> = { client: {}, server: {} };
+    const transport = (from: Side) => {
+      const to: Side = from === 'client' ? 'server' : 'client';
+      return Object.assign(ends[from], {
+        send: async (buf: Buffer) => {
+          const type = msgTypeOf(buf);
+          const key = `${from}/${type}`;
+          const copy = copies.get(key) ?? 0;
+          copies.set(key, copy + 1);
+          const fate = rule(from, type, copy);
+          if (fate === 'drop') return;
+          const data = Buffer.from(buf);
+          const t = setTimeout(() => {
+            timers.delete(t);
+            if (!closed) ends[to].onData?.(data);
+          }, fate ?? oneWayMs);
+          timers.add(t);
+        },
+        close: () => undefined,
+      });
+    };
+    const options = {
+      cert: cert.certPem,
+      key: cert.privateKey,
+      signatureHash: cert.signatureHash,
+      srtpProfiles: [1],
+      extendedMasterSecret: true,
+    };
+    const server = new DtlsServer({
+      ...options,
+      transport: transport('server'),
+      certificateRequest: true,
+    } as never);
+    const client = new DtlsClient({ ...options, transport: transport('client') } as never);
+    for (const [name, s] of [
+      ['client', client],
+      ['server', server],
+    ] as const) {
+      s.onError.subscribe((e: unknown) => errors.push(`${name}: ${String(e)}`));
+    }
+    void client.connect().catch((e: unknown) => errors.push(`client connect: ${String(e)}`));
+    return {
+      client,
+      server,
+      errors,
+      close: () => {
+        closed = true;
+        for (const t of timers) clearTimeout(t);
+      },
+    };
+  }
+
+  /** Both ends connected, and application data gets through both ways (same keys on each end). */
+  async function expectHandshake(l: Link): Promise<void> {
+    try {
+      await waitFor(
+        () => (l.client.connected && l.server.connected) || l.errors.length > 0,
+        8000,
+        'both ends connected',
+      ).catch(() => undefined);
+      expect({ errors: l.errors, client: l.client.connected, server: l.server.connected }).toEqual({
+        errors: [],
+        client: true,
+        server: true,
+      });
+      const got: string[] = [];
+      l.server.onData.subscribe((b: Buffer) => got.push(`server got ${b.toString()}`));
+      l.client.onData.subscribe((b: Buffer) => got.push(`client got ${b.toString()}`));
+      await l.client.send(Buffer.from('ping'));
+      await l.server.send(Buffer.from('pong'));
+      await waitFor(() => got.length === 2, 2000, 'data both ways').catch(() => undefined);
+      expect(got.sort()).toEqual(['client got pong', 'server got ping']);
+    } finally {
+      l.close();
+    }
+  }
+
+  it('connects on a clean link', async () => {
+    await expectHandshake(await link(() => undefined));
+  });
+
+  it("server: the client's Certificate lost once (its CertificateVerify arrives first)", async () => {
+    await expectHandshake(
+      await link((from, type, copy) =>
+        from === 'client' && type === 11 && copy === 0 ? 'drop' : undefined,
+      ),
+    );
+  });
+
+  it("server: the client's ClientKeyExchange lost once (extended master secret over the right messages)", async () => {
+    await expectHandshake(
+      await link((from, type, copy) =>
+        from === 'client' && type === 16 && copy === 0 ? 'drop' : undefined,
+      ),
+    );
+  });
+
+  it("client: the server's CertificateRequest lost once (the client still sends its certificate)", async () => {
+    await expectHandshake(
+      await link((from, type, copy) =>
+        from === 'server' && type === 13 && copy === 0 ? 'drop' : undefined,
+      ),
+    );
+  });
+
+  it('client: a HelloVerifyRequest late (the client sent ClientHello again, and gets two)', async () => {
+    // 150 ms RTT; the first HelloVerifyRequest takes 600 ms: the client has sent ClientHello again
+    // at 0.5 s, and gets the second answer first
+    await expectHandshake(
+      await link(
+        (from, type, copy) => (from === 'server' && type === 3 && copy === 0 ? 600 : undefined),
+        75,
+      ),
+    );
+  });
+
+  it('server: a copy of the first ClientHello late, after the handshake is done', async () => {
+    // 150 ms RTT; the first ClientHello takes 1 s: the client has sent it again at 0.5 s, that copy
+    // was answered and the handshake done before this one comes
+    await expectHandshake(
+      await link(
+        (from, type, copy) => (from === 'client' && type === 1 && copy === 0 ? 1000 : undefined),
+        75,
+      ),
+    );
   });
 });

@@ -8,7 +8,15 @@ import {
 } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { CipherContext, Connection, RTCCertificate, RTCDtlsTransport } from 'werift';
+import {
+  CipherContext,
+  Connection,
+  DtlsClient,
+  DtlsServer,
+  DtlsSocket,
+  RTCCertificate,
+  RTCDtlsTransport,
+} from 'werift';
 
 /**
  * werift 0.24's ICE `Connection` falls back to stun.l.google.com:19302 when no STUN server is configured,
@@ -40,6 +48,7 @@ export function applyWeriftPatches(): void {
   patchX25519();
   patchCertificateParsing();
   patchFingerprints();
+  patchDtlsHandshakeUnderLoss();
 }
 
 /**
@@ -153,6 +162,204 @@ function patchFingerprints(): void {
     }
     return [...list];
   };
+}
+
+/**
+ * werift 0.24's DTLS handshake breaks for good when a datagram of it is lost, duplicated or late, all
+ * of which a lossy link does (bench:net at 150 ms RTT + 3 % loss: 1 join in 3 failed, each cause below
+ * seen in werift's own error log). Each handshake message is handled the moment it arrives, and any
+ * error a handler throws fails the DTLS transport, so the retransmissions that RFC 6347 §4.2.4 relies
+ * on never get the chance to repair anything:
+ *  - client (the SFU's side with every listener: werift answers `setup:active`): a second
+ *    HelloVerifyRequest (the answer to a retransmitted ClientHello) throws in Flight3 ("Error");
+ *    one arriving later restarts the handshake over the one in progress;
+ *  - client: a ServerHelloDone whose Certificate or ServerKeyExchange was lost waits 4.5 s
+ *    ("waitForReady timeout") and fails; one whose CertificateRequest was lost makes the client
+ *    answer without its certificate;
+ *  - server (werift listeners and publishers, the CLI): a CertificateVerify whose Certificate was lost
+ *    throws ("client certificate missing before certificate verify");
+ *  - server: a ClientKeyExchange handled after a CertificateVerify (its first copy was lost, or it is
+ *    a retransmission) derives the extended master secret over a transcript that includes the
+ *    CertificateVerify, so no Finished ever decrypts ("unable to authenticate data") and the client
+ *    retransmits until it gives up;
+ *  - server: a late copy of a ClientHello (flight 1 or 3) after the handshake moved on regenerates the
+ *    server's random and key pair, or renegotiates a session that just connected.
+ * Here every DTLS socket's handshake messages pass a gate first (a sequencer keyed by the handshake's
+ * context, so a renegotiation starts afresh): stale copies of flights already answered are dropped,
+ * and a flight is handed to werift only once it is complete, in the order TLS defines (client:
+ * ServerHello … ServerHelloDone with no message_seq missing; server: Certificate, ClientKeyExchange,
+ * CertificateVerify, each once). What is dropped comes again with the peer's next retransmission of
+ * the flight, which werift answers by retransmitting its last flight. A patch for werift's own
+ * sources, to send upstream: docs/upstream/werift-dtls-handshake-under-loss.diff.
+ */
+function patchDtlsHandshakeUnderLoss(): void {
+  const proto = DtlsSocket.prototype as unknown as {
+    setupExtensions?: (this: GatedDtlsSocket) => void;
+  };
+  const setup = proto.setupExtensions;
+  if (typeof setup !== 'function' || typeof DtlsServer !== 'function') {
+    throw new Error('werift changed: DtlsSocket.setupExtensions or DtlsServer is gone');
+  }
+  // setupExtensions runs inside DtlsSocket's constructor, before the subclass assigns its handler
+  proto.setupExtensions = function (this: GatedDtlsSocket) {
+    setup.call(this);
+    let gated: HandshakeHandler | undefined;
+    Object.defineProperty(this, 'onHandleHandshakes', {
+      configurable: true,
+      enumerable: true,
+      get: () => gated,
+      set: (handler: HandshakeHandler | undefined) => {
+        gated = handler && ((assembled) => handler(gateHandshakes(this, assembled)));
+      },
+    });
+  };
+}
+
+/** Handshake message types (RFC 5246 §7.4, RFC 6347 §4.2.1). */
+const HS = {
+  clientHello: 1,
+  serverHello: 2,
+  helloVerifyRequest: 3,
+  certificate: 11,
+  serverKeyExchange: 12,
+  certificateRequest: 13,
+  serverHelloDone: 14,
+  certificateVerify: 15,
+  clientKeyExchange: 16,
+} as const;
+
+interface HandshakeMessage {
+  msg_type: number;
+  message_seq: number;
+  fragment: Buffer;
+}
+type HandshakeHandler = (assembled: HandshakeMessage[]) => Promise<void>;
+
+interface GatedDtlsSocket {
+  connected: boolean;
+  options: { certificateRequest?: boolean };
+  dtls: { flight: number; cookie?: Buffer };
+  onHandleHandshakes?: HandshakeHandler;
+}
+
+/** What one handshake's gate has seen: flight 4 message_seqs (client), flight 5 messages (server). */
+interface GateState {
+  flight4: Map<number, number>;
+  flight5: Map<number, HandshakeMessage>;
+  flight5Done: boolean;
+  /** The random of the ClientHellos of this handshake (server). */
+  helloRandom?: Buffer;
+}
+const gates = new WeakMap<object, GateState>();
+
+/** The messages of `assembled` werift may handle now, in the order it must handle them. */
+export function gateHandshakes(
+  socket: GatedDtlsSocket,
+  assembled: HandshakeMessage[],
+): HandshakeMessage[] {
+  let st = gates.get(socket.dtls);
+  if (!st) {
+    st = { flight4: new Map(), flight5: new Map(), flight5Done: false };
+    gates.set(socket.dtls, st);
+  }
+  const server = socket instanceof DtlsServer;
+  const out: HandshakeMessage[] = [];
+  for (const h of assembled) {
+    if (server) gateServer(socket, st, h, out);
+    else if (socket instanceof DtlsClient) gateClient(socket, st, h, out);
+    else out.push(h);
+  }
+  return out;
+}
+
+function gateClient(
+  socket: GatedDtlsSocket,
+  st: GateState,
+  h: HandshakeMessage,
+  out: HandshakeMessage[],
+): void {
+  const flight = socket.dtls.flight;
+  switch (h.msg_type) {
+    case HS.helloVerifyRequest:
+      // only the answer to flight 1 is news; later copies answer ClientHellos already superseded
+      if (flight === 1) out.push(h);
+      return;
+    case HS.serverHello:
+    case HS.certificate:
+    case HS.serverKeyExchange:
+    case HS.certificateRequest: {
+      // flight 5 is out: werift re-running these handlers would only regenerate its key pair
+      if (flight >= 5 || socket.connected) return;
+      st.flight4.set(h.message_seq, h.msg_type);
+      out.push(h);
+      return;
+    }
+    case HS.serverHelloDone: {
+      // a repeat once flight 5 is out makes werift retransmit flight 5, as it should
+      if (flight < 5 && !socket.connected) {
+        const seqs = [...st.flight4.entries()];
+        const hello = seqs.find(([, type]) => type === HS.serverHello)?.[0];
+        if (hello === undefined) return;
+        for (let seq = hello + 1; seq < h.message_seq; seq++) if (!st.flight4.has(seq)) return;
+      }
+      out.push(h);
+      return;
+    }
+    default:
+      out.push(h);
+  }
+}
+
+function gateServer(
+  socket: GatedDtlsSocket,
+  st: GateState,
+  h: HandshakeMessage,
+  out: HandshakeMessage[],
+): void {
+  const flight = socket.dtls.flight;
+  switch (h.msg_type) {
+    case HS.clientHello: {
+      // a copy of a ClientHello already answered (same random): flight 1 once flight 2 is out,
+      // flight 3 once flight 5 has come; either after the handshake is done. A new random is a
+      // new handshake (werift renegotiates).
+      const random = h.fragment.subarray(2, 34);
+      if (st.helloRandom?.equals(random)) {
+        const cookie = clientHelloCookie(h.fragment);
+        const answered = cookie && cookie.length > 0 ? flight > 4 : flight >= 4;
+        if (socket.connected || answered) return;
+      }
+      st.helloRandom = Buffer.from(random);
+      out.push(h);
+      return;
+    }
+    case HS.certificate:
+    case HS.clientKeyExchange:
+    case HS.certificateVerify: {
+      if (st.flight5Done || socket.connected) return;
+      if (!st.flight5.has(h.msg_type)) st.flight5.set(h.msg_type, h);
+      const order = socket.options.certificateRequest
+        ? [HS.certificate, HS.clientKeyExchange, HS.certificateVerify]
+        : [HS.clientKeyExchange];
+      if (order.some((type) => !st.flight5.has(type))) return;
+      st.flight5Done = true;
+      for (const type of order) out.push(st.flight5.get(type)!);
+      st.flight5.clear();
+      return;
+    }
+    default:
+      out.push(h);
+  }
+}
+
+/** The cookie of a DTLS ClientHello body (RFC 6347 §4.2.1), or null when it is malformed. */
+function clientHelloCookie(body: Buffer): Buffer | null {
+  // client_version (2), random (32), session_id <0..32>, cookie <0..255>
+  const sessionIdLength = body[34];
+  if (sessionIdLength === undefined) return null;
+  const at = 35 + sessionIdLength;
+  const cookieLength = body[at];
+  if (cookieLength === undefined || body.length < at + 1 + cookieLength) return null;
+  return body.subarray(at + 1, at + 1 + cookieLength);
 }
 
 interface ParsedX509 {

@@ -1,0 +1,174 @@
+/**
+ * bench:net's Chromium listeners: Debian's Chromium inside the listeners' network namespace (so it
+ * crosses the same impaired link as the werift listeners), one browser context per listener, each a
+ * page with our player (`<radio-player station=… autoplay>`, the API's /player.js) on the API's
+ * origin. Per listener: did it play over WebRTC, over the HTTP stream, or did its join fail (and what
+ * did the player say); page load → playing; and, from the page's RTCPeerConnection, packets received
+ * and lost (after NACK retransmission) and the share of audio concealed.
+ */
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Page } from 'playwright-core';
+
+export interface ChromiumRunResult {
+  requested: number;
+  /** Went live over WebRTC. */
+  connected: number;
+  /** Went live over the HTTP stream only (WebRTC did not connect in time). */
+  viaHttp: number;
+  failed: number;
+  /** What the player said for those that never played. */
+  errors: Record<string, number>;
+  /** Page load → playing (ms), WebRTC listeners. */
+  firstAudioSamples: number[];
+  packetsReceived: number;
+  packetsLost: number;
+  /** Share of the audio played out that was concealed (%), over all WebRTC listeners. */
+  concealedPercent: number;
+}
+
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--autoplay-policy=no-user-gesture-required',
+];
+
+interface PageReport {
+  live: { t: number; http: boolean } | null;
+  state: string;
+  error: string | null;
+  stats: { received: number; lost: number; concealed: number; samples: number } | null;
+}
+
+export async function chromiumListeners(o: {
+  /** Network namespace the browser runs in. */
+  ns: string;
+  apiUrl: string;
+  station: string;
+  listeners: number;
+  /** Listeners joining per second. */
+  ramp: number;
+  durationS: number;
+  /** A scratch directory. */
+  dir: string;
+}): Promise<ChromiumRunResult> {
+  const wrapper = join(o.dir, 'chromium-in-ns');
+  writeFileSync(wrapper, `#!/bin/sh\nexec ip netns exec ${o.ns} /usr/bin/chromium "$@"\n`);
+  chmodSync(wrapper, 0o755);
+  const browser = await chromium.launch({ executablePath: wrapper, args: FLAGS, headless: true });
+  const html = `<!doctype html><html><head><meta charset="utf-8"><title>listener</title>
+<script>${COLLECT_PEER_CONNECTIONS}</script>
+<script src="${o.apiUrl}/player.js"></script></head><body>
+<radio-player station="${o.station}" autoplay></radio-player>
+<script>
+  window.__t0 = performance.now();
+  window.__live = null;
+  const el = document.querySelector('radio-player');
+  el.addEventListener('statechange', (e) => {
+    if (e.detail.state === 'live' && !window.__live)
+      window.__live = { t: performance.now() - window.__t0, http: !!el.client?.viaHttp };
+  });
+</script></body></html>`;
+  const pages: Page[] = [];
+  // a page on the API's origin (a file it serves, its document replaced): no cross-origin or
+  // private-network checks between the page and the player's calls
+  const SITE = `${o.apiUrl}/embed`;
+  const pageProblems = new Map<Page, string[]>();
+  try {
+    const t0 = Date.now();
+    for (let i = 0; i < o.listeners; i++) {
+      const due = t0 + (i * 1000) / o.ramp;
+      if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+      // the document replaced keeps the served file's CSP: the test page's inline scripts need it off
+      const context = await browser.newContext({ bypassCSP: true });
+      const page = await context.newPage();
+      const problems: string[] = [];
+      page.on('console', (m) => {
+        if (m.type() === 'error') problems.push(m.text().slice(0, 100));
+      });
+      page.on('pageerror', (e) => problems.push(e.message.slice(0, 100)));
+      pageProblems.set(page, problems);
+      await page.goto(SITE);
+      await page.setContent(html);
+      pages.push(page);
+    }
+    await new Promise((r) => setTimeout(r, o.durationS * 1000));
+    const reports = await Promise.all(pages.map((p) => report(p)));
+    const result: ChromiumRunResult = {
+      requested: o.listeners,
+      connected: 0,
+      viaHttp: 0,
+      failed: 0,
+      errors: {},
+      firstAudioSamples: [],
+      packetsReceived: 0,
+      packetsLost: 0,
+      concealedPercent: 0,
+    };
+    let concealed = 0;
+    let samples = 0;
+    for (const r of reports) {
+      if (r.live && !r.live.http) {
+        result.connected++;
+        result.firstAudioSamples.push(Math.round(r.live.t));
+        result.packetsReceived += r.stats?.received ?? 0;
+        result.packetsLost += r.stats?.lost ?? 0;
+        concealed += r.stats?.concealed ?? 0;
+        samples += r.stats?.samples ?? 0;
+      } else if (r.live) result.viaHttp++;
+      else {
+        result.failed++;
+        const why = r.state
+          ? `${r.state}${r.error ? `: ${r.error}` : ''}`
+          : `no player: ${pageProblems.get(pages[reports.indexOf(r)]!)?.join(' | ') ?? ''}`;
+        result.errors[why] = (result.errors[why] ?? 0) + 1;
+      }
+    }
+    result.concealedPercent = samples ? (100 * concealed) / samples : NaN;
+    return result;
+  } finally {
+    await browser.close().catch(() => undefined);
+  }
+}
+
+/** Page source (apps/cli has no DOM types): keeps every RTCPeerConnection the page makes. */
+const COLLECT_PEER_CONNECTIONS = `
+  window.__pcs = [];
+  const Original = window.RTCPeerConnection;
+  window.RTCPeerConnection = class extends Original {
+    constructor(config) {
+      super(config);
+      window.__pcs.push(this);
+    }
+  };
+`;
+
+/** Page source: what the player did, and its last connection's inbound audio statistics. */
+const REPORT = `(async () => {
+  const el = document.querySelector('radio-player');
+  let stats = null;
+  const pc = window.__pcs.at(-1);
+  if (pc && pc.connectionState !== 'closed') {
+    (await pc.getStats()).forEach((s) => {
+      if (s.type === 'inbound-rtp' && s.kind === 'audio') {
+        stats = {
+          received: Number(s.packetsReceived ?? 0),
+          lost: Number(s.packetsLost ?? 0),
+          concealed: Number(s.concealedSamples ?? 0),
+          samples: Number(s.totalSamplesReceived ?? 0),
+        };
+      }
+    });
+  }
+  return { live: window.__live, state: el.state, error: el.client?.error?.message ?? null, stats };
+})()`;
+
+function report(page: Page): Promise<PageReport> {
+  return page.evaluate(REPORT) as Promise<PageReport>;
+}
