@@ -22,6 +22,7 @@ import { MEDIA_ENGINE } from './media.providers.js';
 import { ListeningSessions } from '../stats/listening-sessions.service.js';
 import { MediaService, type Caller } from './media.service.js';
 import { StreamKeysService } from '../radio/stream-keys.service.js';
+import { ListenGrants } from '../radio/listen-grants.js';
 import { IceServersService } from '../turn/ice-servers.service.js';
 import { InMemorySessionStore, SessionStore } from './session-store.js';
 
@@ -37,6 +38,8 @@ const station = (over: Partial<StationEntity> = {}): StationEntity =>
   ({
     id: STATION,
     broadcasterId: OWNER,
+    broadcaster: { id: OWNER, username: 'o', name: 'O' },
+    slug: 'radio',
     status: 'live',
     isActive: true,
     ...over,
@@ -78,6 +81,7 @@ describe('MediaService (fake engine, no app)', () => {
         DomainsService,
         MetricsService,
         IceServersService,
+        ListenGrants,
         { provide: APP_CONFIG, useValue: config },
         { provide: MEDIA_ENGINE, useValue: engine },
         { provide: SessionStore, useValue: sessions },
