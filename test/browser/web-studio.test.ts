@@ -231,7 +231,9 @@ describe('studio: going live from the browser', () => {
     await listener.waitForSelector('[data-testid=station-status][data-status=ended]', {
       timeout: 5000,
     });
-    await listener.getByTestId('now-playing-empty').waitFor({ timeout: 5000 });
+    // off air, the listener's page says when it was last live and shows no title any more
+    await listener.getByTestId('station-last-live').waitFor({ timeout: 5000 });
+    await listener.getByTestId('now-playing-track').waitFor({ state: 'detached', timeout: 5000 });
     const ended = await until(
       'the API to report the station ended',
       () => getStation(app.url, stationId),
