@@ -3,6 +3,7 @@
  * optional `<relay>`s pulling from elsewhere, and a Shoutcast-protocol source port (`port + 1`).
  * Runs as `nobody` when the tests run as root (icecast refuses root).
  */
+import http from 'node:http';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -133,7 +134,7 @@ export async function startIcecast(
     adminPassword,
     output: () => out,
     status: async () => {
-      const text = await (await fetch(`${url}/status-json.xsl`)).text();
+      const text = await freshGet(`${url}/status-json.xsl`);
       try {
         // icecast 2.4 writes `"title": -` for an empty title; the fields used here are unaffected.
         return JSON.parse(text.replace(/:\s*-\s*([,}])/g, ': null$1')) as IcecastStatus;
@@ -165,4 +166,22 @@ export async function startIcecast(
 export function icecastSources(s: IcecastStatus): IcecastSource[] {
   const src = s.icestats.source;
   return src === undefined ? [] : Array.isArray(src) ? src : [src];
+}
+
+/**
+ * GET on a connection of its own: icecast2 closes idle connections without saying so, and fetch's
+ * pool then reused one it had just closed ("other side closed", seen once in CI).
+ */
+function freshGet(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve(body));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
 }
