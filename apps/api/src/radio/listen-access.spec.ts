@@ -9,6 +9,7 @@ import { DataSource } from 'typeorm';
 import { PublicStreamDefault1796150000000 } from '../database/migrations/1796150000000-public-stream-default.js';
 import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
 import { ListenGrants } from './listen-grants.js';
+import { waitUntil } from '../../../../test/support/wait.js';
 
 /**
  * Who may open `/listen/…` (issue: a page with `<meta name=referrer content=no-referrer>` sends
@@ -59,13 +60,8 @@ describe('HTTP listening: public stream URL and signed links (PostgreSQL)', () =
   const path = (ext: string, s: Station = station) =>
     `/listen/${s.broadcaster.username}/${s.slug}.${ext}`;
   /** Lookups are reused for a second: wait for a change to apply. */
-  const until = async (what: string, check: () => Promise<boolean>) => {
-    const end = Date.now() + 10_000;
-    while (!(await check())) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
+  const until = (what: string, check: () => Promise<boolean>) =>
+    waitUntil(check, 10_000, what, 100);
 
   it('turns "Public stream URL" off once domains are listed; the owner may turn it back on', async () => {
     const before = await settings();
