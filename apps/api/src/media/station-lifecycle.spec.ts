@@ -14,6 +14,7 @@ import { ListenerCounts } from './listener-counts.js';
 import { MEDIA_ENGINE } from './media.providers.js';
 import { InMemorySessionStore, SessionStore } from './session-store.js';
 import { StationLifecycle } from './station-lifecycle.service.js';
+import { holdsFor } from '../../../../test/support/wait.js';
 
 const GRACE_MS = 150;
 const A = 'station-a';
@@ -152,9 +153,11 @@ describe('StationLifecycle (fake engine, no app)', () => {
     };
     const stray = await candidate('stray');
     engine.end(stray, 'timeout');
-    await sleep(GRACE_MS * 2);
-    expect(status.get(A)).toBe('live');
-    expect(transitions).toEqual([]);
+    await holdsFor(
+      () => status.get(A) === 'live' && transitions.length === 0,
+      GRACE_MS * 2,
+      'the live publisher stays on air through the grace period',
+    );
     expect((await sessions.publisher(A))?.sessionId).toBe(live);
 
     const next = await candidate('next');
@@ -165,8 +168,7 @@ describe('StationLifecycle (fake engine, no app)', () => {
       void sessions.publisher(A).then((r) => (record = r?.tokenId));
       return record === 'next';
     }, 'the record moves to the publisher whose media flows');
-    await sleep(GRACE_MS * 2);
-    expect(status.get(A)).toBe('live');
+    await holdsFor(() => status.get(A) === 'live', GRACE_MS * 2, 'on air with the new publisher');
     // its end is the station's end
     engine.end(next, 'timeout');
     await until(() => status.get(A) === 'offline', 'offline after the new publisher left');
