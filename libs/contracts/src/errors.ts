@@ -24,6 +24,14 @@ export const ErrorTag = {
   ServiceUnavailable: 'ServiceUnavailable',
   /** A show would overlap another show of the same station (409). */
   ShowOverlap: 'SHOW_OVERLAP',
+  /** A private station without an invite, the password or a listener-list account (403). */
+  PrivateStation: 'PRIVATE_STATION',
+  /** An invite link that was revoked, has expired or is used up (403). */
+  InviteInvalid: 'INVITE_INVALID',
+  /** A wrong station password (403). */
+  WrongPassword: 'WRONG_STATION_PASSWORD',
+  /** A listening grant that was revoked (403). */
+  GrantRevoked: 'GRANT_REVOKED',
   InternalError: 'InternalError',
 } as const;
 export type ErrorTag = (typeof ErrorTag)[keyof typeof ErrorTag];

@@ -34,6 +34,13 @@ export interface EventMap {
   'station.streamKeyRotated': { stationId: string };
   /** The broadcaster's name or username changed: every station of theirs shows it. */
   'user.updated': { userId: string };
+  /**
+   * Grants of a private station were revoked (an invite, the password changed, a listener-list
+   * account removed, `gids`; or every invite, `all`): every node ends the listeners they admitted.
+   */
+  'station.accessRevoked': { stationId: string; gids: string[]; allInvites?: boolean };
+  /** A station's visibility changed; to private: listeners without a grant are ended after a notice. */
+  'station.visibilityChanged': { stationId: string; visibility: 'public' | 'unlisted' | 'private' };
   /** The account and, by cascade, all its stations are gone. */
   'user.deleted': { userId: string };
 }
@@ -46,5 +53,7 @@ export const SOCKET_EVENTS = {
   update: 'station:update',
   /** `{ id }`: the station was deleted. */
   deleted: 'station:deleted',
+  /** `StationAccessPush`: the station became private; listeners without a grant end soon. */
+  access: 'station:access',
 } as const;
 export const stationRoom = (stationId: string) => `station:${stationId}`;

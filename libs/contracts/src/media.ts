@@ -2,7 +2,15 @@ import { z } from 'zod';
 import { StationId } from './station.js';
 
 /** `POST /api/joinStationAsReceiver`. */
-export const JoinStationRequest = z.strictObject({ stationId: StationId });
+export const JoinStationRequest = z.strictObject({
+  stationId: StationId,
+  /** A private station's invite token (from its invite link). */
+  invite: z.string().min(1).max(2048).optional(),
+  /** A private station's password. */
+  password: z.string().min(1).max(200).optional(),
+  /** A listening grant from an earlier join: the same listener comes back. */
+  grant: z.string().min(1).max(2048).optional(),
+});
 export type JoinStationRequest = z.infer<typeof JoinStationRequest>;
 
 /** An RTCIceServer as browsers take it (STUN, or TURN with its credentials). */
@@ -58,6 +66,8 @@ export const JoinStationResponse = z.object({
    * the stream URL private. A stream that started keeps playing past it.
    */
   listen: z.object({ ogg: z.string().url(), mp3: z.string().url() }),
+  /** A private station's listening grant for this listener (keep it; send it as `grant` to rejoin). */
+  grant: z.object({ token: z.string(), expiresAt: z.string(), via: z.string() }).optional(),
 });
 export type JoinStationResponse = z.infer<typeof JoinStationResponse>;
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LIMITS } from './constants.js';
 import { multiLineText, optionalLineText, singleLineText } from './text.js';
+import { StationVisibility } from './access.js';
 
 /**
  * `live`: on air. `reconnecting`: the publisher dropped and may come back within the grace period;
@@ -73,6 +74,7 @@ export const UpdateStationRequest = z.strictObject({
   slug: StationSlug.optional(),
   description: StationDescription.optional(),
   schedule: StationSchedule.optional(),
+  visibility: StationVisibility.optional(),
 });
 export type UpdateStationRequest = z.infer<typeof UpdateStationRequest>;
 

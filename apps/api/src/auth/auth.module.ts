@@ -45,6 +45,7 @@ import { SessionsRepository } from './sessions.repository.js';
     { provide: APP_GUARD, useClass: CsrfGuard },
   ],
   exports: [
+    AuthMailer,
     SessionJwtStrategy,
     SessionGuard,
     OptionalSessionGuard,

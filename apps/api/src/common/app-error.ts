@@ -42,6 +42,10 @@ export function statusOf(tag: ErrorTag): number {
     case ErrorTag.DomainNotAllowed:
     case ErrorTag.StreamNotPublic:
     case ErrorTag.ListenLinkInvalid:
+    case ErrorTag.PrivateStation:
+    case ErrorTag.InviteInvalid:
+    case ErrorTag.WrongPassword:
+    case ErrorTag.GrantRevoked:
       return 403;
     case ErrorTag.StationNotFound:
     case ErrorTag.NotFound:

@@ -15,7 +15,7 @@ export interface LaneRoute {
   path: string;
   handler: LaneHandler;
   /** Further check of the parameters; false leaves the request to Express (and its errors). */
-  accept?: (params: string[]) => boolean;
+  accept?: (params: string[], req: LaneRequest) => boolean;
   /** Answer with `Access-Control-Allow-Origin: *` (the player reads these from other sites). */
   publicCors?: boolean;
   /** Write the request log line (liveness probes are not logged). */
@@ -101,7 +101,7 @@ export class FastLane {
     const parts = (q < 0 ? url : url.slice(0, q)).split('/');
     for (const route of this.routes) {
       const params = match(route.segments, parts);
-      if (!params || (route.accept && !route.accept(params))) continue;
+      if (!params || (route.accept && !route.accept(params, req))) continue;
       this.serve(route, req, res, params);
       return true;
     }

@@ -69,7 +69,7 @@ export interface StationTokenClaims {
  * `owner` (the studio's signed links for VLC and radio apps). Private stations add the ways they
  * admit (an invite, the password, an invited account), each with its `gid`.
  */
-export type ListenVia = 'join' | 'owner';
+export type ListenVia = 'join' | 'owner' | 'invite' | 'password' | 'account';
 
 /**
  * A signed listening link (`/listen/{user}/{slug}.ogg?t=…`): one listener on one station's HTTP
@@ -97,4 +97,6 @@ export interface ListenerTokenClaims {
   origin: string | null;
   /** Token id: each join gets its own, so one listener's token never ends another's session. */
   tid: string;
+  /** A private station's admission behind this join (how, what revokes it, the listener id). */
+  grant?: { via: ListenVia; gid: string; lid: string };
 }

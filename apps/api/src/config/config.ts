@@ -45,6 +45,8 @@ const EnvSchema = z.object({
   RATE_LIMIT_SIGN_UP_PER_ADDRESS: int(10),
   RATE_LIMIT_SIGN_UP_WINDOW_SECONDS: z.coerce.number().int().positive().default(3600),
   RATE_LIMIT_SOURCE_AUTH_PER_MINUTE: int(10),
+  RATE_LIMIT_STATION_PASSWORD_PER_MINUTE: int(5),
+  LISTEN_GRANT_TTL_SECONDS: int(86400),
   MAX_LISTENERS_PER_IP: int(50),
   MAX_LISTENERS_PER_STATION: int(10000),
   RATE_LIMIT_SOCKET_EVENTS_PER_SECOND: z.coerce.number().int().positive().default(10),
@@ -187,7 +189,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       },
       /** failed Icecast source and /admin/metadata logins (counted by IcecastIngest, no route) */
       source: { limit: e.RATE_LIMIT_SOURCE_AUTH_PER_MINUTE, ttlMs: 60_000 },
+      /** private-station password attempts (joins with `password`) per client IP and station */
+      stationPassword: { limit: e.RATE_LIMIT_STATION_PASSWORD_PER_MINUTE, ttlMs: 60_000 },
     },
+    /** How long a private station's listening grant (and the playlist links made from it) lasts. */
+    listenGrantTtlSeconds: e.LISTEN_GRANT_TTL_SECONDS,
     /** Per socket.io connection (joins, leaves), counted in the process that holds it. */
     socketRateLimit: {
       eventsPerSecond: e.RATE_LIMIT_SOCKET_EVENTS_PER_SECOND,

@@ -96,6 +96,8 @@ export class ContentService {
       { loc: at(`/${DEMO_USERNAME}/${DEMO_SLUG}`) },
     ];
     const rows = await this.stations.find({
+      // unlisted and private stations are never listed
+      where: { visibility: 'public' },
       relations: { broadcaster: true },
       select: { slug: true, updatedAt: true, broadcaster: { username: true } },
       order: { createdAt: 'ASC' },

@@ -1,4 +1,15 @@
-import { Body, Controller, Get, Header, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Header,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Req,
+  UseGuards,
+} from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   JoinStationRequest,
@@ -6,6 +17,9 @@ import {
   StationId,
 } from '@radiobroadcaster/contracts';
 import type { Request } from 'express';
+import type { AuthContext } from '../auth/auth-context.js';
+import { CurrentUser } from '../auth/current-user.decorator.js';
+import { OptionalSessionGuard } from '../auth/session.guard.js';
 import { publicBaseUrl } from '../common/request-origin.js';
 import { ZodPipe } from '../common/zod.pipe.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
@@ -23,15 +37,26 @@ export class JoinController {
 
   @Post('joinStationAsReceiver')
   @HttpCode(200)
-  @RateLimit('listen')
+  // password attempts also count per IP and station (RATE_LIMIT_STATION_PASSWORD_PER_MINUTE)
+  @RateLimit('listen', 'stationPassword')
+  @UseGuards(OptionalSessionGuard)
   @ApiOperation({
-    summary: 'Join a live station: answers with the WHEP URL, a short-lived token and ICE servers',
+    summary:
+      'Join a live station: answers with the WHEP URL, a short-lived token and ICE servers; a private station needs `invite`, `password`, an earlier `grant` or a listener-list account (403 PRIVATE_STATION otherwise)',
   })
   join(
     @Body(new ZodPipe(JoinStationRequest)) body: JoinStationRequest,
     @Req() req: Request,
+    @CurrentUser() user: AuthContext | undefined,
   ): Promise<JoinStationResponse> {
-    return this.media.join(body.stationId, callerOf(req), publicBaseUrl(req, this.config));
+    const { stationId, ...admission } = body;
+    return this.media.join(
+      stationId,
+      callerOf(req),
+      publicBaseUrl(req, this.config),
+      admission,
+      user?.userId ?? null,
+    );
   }
 
   @Get('stations/:id/playable')

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccessModule } from '../access/access.module.js';
 import { DomainsModule } from '../domains/domains.module.js';
 import { MetricsController } from '../metrics/metrics.controller.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -15,7 +16,7 @@ import { WhepController } from './whep.controller.js';
 import { WhipController } from './whip.controller.js';
 
 @Module({
-  imports: [StationsModule, DomainsModule, StatsModule, StreamKeysModule, TurnModule],
+  imports: [StationsModule, DomainsModule, StatsModule, StreamKeysModule, TurnModule, AccessModule],
   controllers: [JoinController, WhipController, WhepController, MetricsController],
   providers: [...mediaProviders, MediaService, StationLifecycle, ListenerCounts, MetricsService],
   exports: [MEDIA_ENGINE, MediaService, MetricsService],

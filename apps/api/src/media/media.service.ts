@@ -10,7 +10,7 @@ import {
   type SessionAnswer,
 } from '@radiobroadcaster/sfu';
 import { AppError } from '../common/app-error.js';
-import type { StationTokenClaims } from '../common/signed-token.js';
+import type { ListenerTokenClaims, StationTokenClaims } from '../common/signed-token.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { DomainsService } from '../domains/domains.service.js';
 import { EventBus } from '../events/event-bus.js';
@@ -21,6 +21,8 @@ import type { StationEntity } from '../stations/station.entity.js';
 import { ListeningSessions } from '../stats/listening-sessions.service.js';
 import { StationTokensService } from '../stations/station-tokens.service.js';
 import { StationsService } from '../stations/stations.service.js';
+import { AccessService, type AdmissionRequest } from '../access/access.service.js';
+import { AccessSessions } from '../access/access-sessions.js';
 import { MEDIA_ENGINE } from './media.providers.js';
 import { SessionStore, type ListenerSlot, type PublisherRecord } from './session-store.js';
 
@@ -55,12 +57,21 @@ export class MediaService implements OnModuleInit, OnModuleDestroy {
     @Inject(EventBus) private readonly bus: EventBus,
     @Inject(IceServersService) private readonly ice: IceServersService,
     @Inject(ListenGrants) private readonly grants: ListenGrants,
+    @Inject(AccessService) private readonly access: AccessService,
+    @Inject(AccessSessions) private readonly held: AccessSessions,
   ) {}
+
+  /** This node's WebRTC listeners as {@link AccessSessions} holds them, by session id. */
+  private readonly heldListeners = new Map<string, () => void>();
 
   onModuleInit(): void {
     // However a listener goes (ICE failure, station closed), its listening session ends.
     const offEngine = this.engine.on((e) => {
-      if (e.type === 'listener-gone') void this.listening.ended(e.sessionId);
+      if (e.type === 'listener-gone') {
+        void this.listening.ended(e.sessionId);
+        this.heldListeners.get(e.sessionId)?.();
+        this.heldListeners.delete(e.sessionId);
+      }
     });
     const offBus = this.bus.subscribe('station.streamKeyRotated', ({ stationId }) => {
       void this.cutOffOldKey(stationId);
@@ -209,19 +220,37 @@ export class MediaService implements OnModuleInit, OnModuleDestroy {
 
   // ---- listening (join + WHEP) ----
 
-  async join(stationId: string, caller: Caller, baseUrl: string): Promise<JoinStationResponse> {
+  async join(
+    stationId: string,
+    caller: Caller,
+    baseUrl: string,
+    admission: AdmissionRequest = {},
+    userId: string | null = null,
+  ): Promise<JoinStationResponse> {
     const station = await this.stations.entity(stationId);
-    assertLive(station);
     await this.checkOrigin(station.broadcasterId, caller.origin);
-    const { token, expiresAt } = this.tokens.issueListenerToken(stationId, caller.origin);
-    // The player's HTTP fallback: signed, so it plays even when the stream URL is private.
-    const listen = this.grants.issue(
-      station,
-      { via: 'join', origin: caller.origin },
-      this.config.listenerTokenTtlSeconds,
-      baseUrl,
+    // A private station admits by invite, password or listener list (403 otherwise), live or not.
+    const admitted = await this.access.admit(station, admission, userId);
+    assertLive(station);
+    const { token, expiresAt } = this.tokens.issueListenerToken(
+      stationId,
+      caller.origin,
+      admitted ? { via: admitted.via, gid: admitted.gid, lid: admitted.lid } : undefined,
     );
+    // The player's HTTP fallback: signed, so it plays even when the stream URL is private; for a
+    // private station the listening grant itself (24 h, LISTEN_GRANT_TTL_SECONDS).
+    const listen = admitted
+      ? this.access.issueGrant(station, admitted, caller.origin, baseUrl)
+      : this.grants.issue(
+          station,
+          { via: 'join', origin: caller.origin },
+          this.config.listenerTokenTtlSeconds,
+          baseUrl,
+        );
     return {
+      ...(admitted && {
+        grant: { token: listen.token, expiresAt: listen.expiresAt, via: admitted.via },
+      }),
       stationId,
       whepUrl: `${baseUrl}/whep/${stationId}`,
       token,
@@ -248,9 +277,30 @@ export class MediaService implements OnModuleInit, OnModuleDestroy {
     sdp: string,
   ): Promise<{ sessionId: string; answer: string }> {
     const station = await this.stations.entity(stationId);
-    const tokenId = bearer ? this.verifyListenerToken(stationId, bearer, caller.origin) : null;
+    // A private station: a join token carrying an admission, or a listening grant (third-party
+    // WHEP clients send the grant from a playlist or the join as the bearer).
+    const grantBearer =
+      station.visibility === 'private' && bearer && this.isListenGrant(stationId, bearer);
+    const verified =
+      bearer && !grantBearer ? this.verifyListenerToken(stationId, bearer, caller.origin) : null;
+    const tokenId = verified?.tid ?? null;
+    const admitted: { via: string; gid: string; lid: string } | null = grantBearer
+      ? (() => {
+          const c = this.grants.verify(bearer, stationId);
+          return { via: c.via, gid: c.gid ?? '', lid: c.lid };
+        })()
+      : (verified?.grant ?? null);
     // The list may have changed since the token was issued: the page must still be allowed.
     await this.checkOrigin(station.broadcasterId, caller.origin);
+    if (station.visibility === 'private') {
+      if (!admitted)
+        throw new AppError(
+          ErrorTag.PrivateStation,
+          'This is a private station: join it with an invite link or its password first',
+        );
+      if (!(await this.access.grantValid(stationId, { via: admitted.via as never, gid: admitted.gid })))
+        throw new AppError(ErrorTag.GrantRevoked, 'Your access to this private station was revoked');
+    }
     assertLive(station);
     if (tokenId && !(await this.sessions.claimToken(tokenId, this.tokenTtlMs))) {
       throw AppError.conflict('This listener token was already used; join again');
@@ -272,7 +322,21 @@ export class MediaService implements OnModuleInit, OnModuleDestroy {
         origin: caller.origin,
         userAgent: caller.userAgent,
       });
-      return { sessionId: answer.sessionId, answer: answer.answerSdp };
+      const sessionId = answer.sessionId;
+      this.heldListeners.set(
+        sessionId,
+        this.held.add({
+          stationId,
+          gid: admitted?.gid || null,
+          via: admitted?.via ?? 'public',
+          lid: admitted?.lid ?? slot.id,
+          label: '',
+          transport: 'webrtc',
+          since: new Date(),
+          end: () => void this.endListener(stationId, sessionId),
+        }),
+      );
+      return { sessionId, answer: answer.answerSdp };
     } catch (err) {
       // Nothing was opened: the token and the slot stay usable.
       await this.sessions.releaseListener(slot);
@@ -293,6 +357,25 @@ export class MediaService implements OnModuleInit, OnModuleDestroy {
     await this.listening.ended(sessionId);
   }
 
+  /** Ends a WebRTC listener whose access was revoked (on the node that holds it). */
+  async endListener(stationId: string, sessionId: string): Promise<void> {
+    this.heldListeners.get(sessionId)?.();
+    this.heldListeners.delete(sessionId);
+    if (!(await this.sessions.takeSession(sessionId))) return;
+    await this.engine.removeListener(stationId, sessionId);
+    await this.listening.ended(sessionId);
+  }
+
+  /** Whether `bearer` is a listening grant (a signed `/listen` token) rather than a join token. */
+  private isListenGrant(stationId: string, bearer: string): boolean {
+    try {
+      this.grants.verify(bearer, stationId);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   private async addListener(stationId: string, sdp: string): Promise<SessionAnswer> {
     const stopTimer = this.metrics.joinLatency.startTimer();
     try {
@@ -311,8 +394,12 @@ export class MediaService implements OnModuleInit, OnModuleDestroy {
     return this.config.listenerTokenTtlSeconds * 1000;
   }
 
-  /** The token's id, if it is a valid listener token for this station and this page. */
-  private verifyListenerToken(stationId: string, bearer: string, origin: string | null): string {
+  /** The token's claims, if it is a valid listener token for this station and this page. */
+  private verifyListenerToken(
+    stationId: string,
+    bearer: string,
+    origin: string | null,
+  ): ListenerTokenClaims {
     const result = this.tokens.listener.verify(bearer);
     if (!result.ok)
       throw AppError.unauthorized(
@@ -324,7 +411,7 @@ export class MediaService implements OnModuleInit, OnModuleDestroy {
     if ((result.claims.origin ?? null) !== origin) {
       throw new AppError(ErrorTag.DomainNotAllowed, 'This token was issued to another site');
     }
-    return result.claims.tid;
+    return result.claims;
   }
 
   /**

@@ -19,12 +19,15 @@ import { remoteAddress, takeRequestsFirst } from '../common/fast-lane.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { DomainsService } from '../domains/domains.service.js';
 import { MediaService } from '../media/media.service.js';
+import { AccessService } from '../access/access.service.js';
+import { AccessSessions } from '../access/access-sessions.js';
 import type { StationEntity } from '../stations/station.entity.js';
 import { CONTAINERS, CONTENT_TYPES, type Container, HttpStreams } from './http-streams.js';
 import { ListenAddresses } from './listen-addresses.js';
 import { ListenGrants, type VerifiedListenGrant } from './listen-grants.js';
 
 type Format = Container | 'm3u' | 'pls';
+const PLAYLISTS = { m3u: true, pls: true } as const;
 
 /** Header value from any text: UTF-8 bytes as Latin-1 (what Icecast sends), no control characters. */
 function headerText(text: string, max = 200): string {
@@ -43,6 +46,8 @@ export class HttpListen {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(ListenGrants) private readonly grants: ListenGrants,
     @Inject(MediaService) private readonly media: MediaService,
+    @Inject(AccessService) private readonly access: AccessService,
+    @Inject(AccessSessions) private readonly held: AccessSessions,
   ) {}
 
   /** Takes `GET`/`HEAD /listen/…` ahead of Express (a stream is no request/response for Nest). */
@@ -85,7 +90,9 @@ export class HttpListen {
           "This station can't be played on this site",
         );
       }
-      const signed = new URLSearchParams(query).get(LISTEN_TOKEN_PARAM);
+      const params = new URLSearchParams(query);
+      const signed = params.get(LISTEN_TOKEN_PARAM);
+      const invite = params.get('invite');
       let grant: VerifiedListenGrant | null = null;
       if (signed !== null) {
         try {
@@ -94,6 +101,24 @@ export class HttpListen {
           if (err instanceof AppError) return this.error(res, 403, err.tag, err.message);
           throw err;
         }
+      } else if (station.visibility === 'private' && invite !== null && format in PLAYLISTS) {
+        // A private station's playlist fetched with its invite: admits one listener and lists
+        // their signed streams (LISTEN_GRANT_TTL_SECONDS, 24 h by default) for VLC and radio apps.
+        try {
+          const admitted = (await this.access.admit(station, { invite }, null))!;
+          const urls = this.access.issueGrant(station, admitted, null, this.config.publicUrl);
+          grant = this.grants.verify(urls.token, station.id);
+        } catch (err) {
+          if (err instanceof AppError) return this.error(res, 403, err.tag, err.message);
+          throw err;
+        }
+      } else if (station.visibility === 'private') {
+        return this.error(
+          res,
+          403,
+          ErrorTag.PrivateStation,
+          'This is a private station: listen with a link its owner gave you',
+        );
       } else if (!found.publicStreamUrl) {
         return this.error(
           res,
@@ -102,6 +127,17 @@ export class HttpListen {
           "This station's stream URL is not public: listen on its page, or ask its owner for a link",
         );
       }
+      if (
+        station.visibility === 'private' &&
+        grant &&
+        !(await this.access.grantValid(station.id, grant))
+      )
+        return this.error(
+          res,
+          403,
+          ErrorTag.GrantRevoked,
+          'Your access to this private station was revoked',
+        );
       const base = `${this.config.publicUrl}/listen/${encodeURIComponent(station.broadcaster.username)}/${encodeURIComponent(station.slug)}`;
       if (format === 'm3u' || format === 'pls')
         return this.playlist(req, res, format, station, base, grant);
@@ -133,6 +169,18 @@ export class HttpListen {
       });
       if (req.method === 'HEAD') return void res.end();
       res.socket?.setNoDelay(true);
+      // Held so a revocation (or the station turning private) ends it on this node.
+      const release = this.held.add({
+        stationId: station.id,
+        gid: grant?.gid ?? null,
+        via: grant?.via ?? 'public',
+        lid: grant?.lid ?? 'public',
+        label: '',
+        transport: 'http',
+        since: new Date(),
+        end: () => res.destroy(),
+      });
+      res.once('close', release);
       this.streams.attach(station.id, format, req, res, origin ?? null);
     } catch (err) {
       if (err instanceof AppError && !res.headersSent) {

@@ -29,6 +29,8 @@ export interface SignedListenUrls {
   expiresAt: string;
   /** The listener id they carry. */
   lid: string;
+  /** The signed token itself: a private station's listening grant (WHEP `Authorization: Bearer`). */
+  token: string;
 }
 
 /**
@@ -46,15 +48,18 @@ export class ListenGrants {
     this.signer = new TokenSigner(config.authSecret, 'station-listen-url');
   }
 
-  /** Links for a new listener (`lid`) on `station`, valid for `ttlSeconds`, under `base`. */
+  /**
+   * Links for a new listener (`lid`, random unless given: a private station's admitted listener
+   * keeps theirs) on `station`, valid for `ttlSeconds`, under `base`.
+   */
   issue(
     station: ListenStation,
-    grant: { via: ListenVia; origin: string | null; gid?: string },
+    grant: { via: ListenVia; origin: string | null; gid?: string; lid?: string },
     ttlSeconds: number,
     base: string,
     now = Date.now(),
   ): SignedListenUrls {
-    const lid = randomUUID();
+    const lid = grant.lid ?? randomUUID();
     const claims: ListenGrantClaims = {
       stationId: station.id,
       lid,
@@ -64,7 +69,15 @@ export class ListenGrants {
     if (grant.gid) claims.gid = grant.gid;
     const { token, expiresAt } = this.signer.sign(claims, ttlSeconds, now);
     const at = (ext: ListenExtension) => signedUrl(base, station, ext, token);
-    return { ogg: at('ogg'), mp3: at('mp3'), m3u: at('m3u'), pls: at('pls'), expiresAt, lid };
+    return {
+      ogg: at('ogg'),
+      mp3: at('mp3'),
+      m3u: at('m3u'),
+      pls: at('pls'),
+      expiresAt,
+      lid,
+      token,
+    };
   }
 
   /**

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccessModule } from '../access/access.module.js';
 import { DomainsModule } from '../domains/domains.module.js';
 import { MediaModule } from '../media/media.module.js';
 import { StationsModule } from '../stations/stations.module.js';
@@ -14,7 +15,7 @@ import { StreamKeysModule } from './stream-keys.module.js';
  * `/admin/metadata`) and HTTP listening (`/listen/…`). Both sit in front of Express (see bootstrap).
  */
 @Module({
-  imports: [StationsModule, StreamKeysModule, MediaModule, DomainsModule, StatsModule],
+  imports: [StationsModule, StreamKeysModule, MediaModule, DomainsModule, StatsModule, AccessModule],
   providers: [IcecastIngest, HttpListen, HttpStreams, ListenAddresses],
   exports: [IcecastIngest, HttpListen],
 })

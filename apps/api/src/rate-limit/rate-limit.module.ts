@@ -13,6 +13,10 @@ import { RedisThrottlerStorage } from './redis-throttler.storage.js';
  */
 const TRACKERS: Partial<Record<RateLimitName, (req: Request) => string | undefined>> = {
   signUpAddress: (req) => signUpAddressKey((req.body as { email?: unknown } | undefined)?.email),
+  stationPassword: (req) => {
+    const body = req.body as { stationId?: unknown; password?: unknown } | undefined;
+    return body?.password === undefined ? undefined : `${req.ip}|${String(body.stationId)}`;
+  },
 };
 
 /**

@@ -9,7 +9,11 @@ import {
 } from '@nestjs/websockets';
 import { ErrorTag, SOCKET_EVENTS, StationId, stationRoom } from '@radiobroadcaster/contracts';
 import type { Server, Socket } from 'socket.io';
+import { AccessService } from '../access/access.service.js';
+import { PRIVATE_NOTICE_MS } from '../access/access-sessions.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
+import { ListenGrants } from '../radio/listen-grants.js';
+import { StationsRepository } from '../stations/stations.repository.js';
 import { EventBus } from '../events/event-bus.js';
 import { StationReadModel } from '../stations/station-read-model.js';
 import { STATION_CHANGES, toUpdatePush } from '../stations/station.view.js';
@@ -49,6 +53,9 @@ export class StationGateway implements OnGatewayConnection, OnModuleDestroy {
     @Inject(EventBus) bus: EventBus,
     @Inject(StationReadModel) private readonly stations: StationReadModel,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(AccessService) private readonly access: AccessService,
+    @Inject(ListenGrants) private readonly grants: ListenGrants,
+    @Inject(StationsRepository) private readonly stationRows: StationsRepository,
   ) {
     this.scheduler = new PushScheduler(
       { minIntervalMs: 250, countIntervalMs: 1000 },
@@ -63,6 +70,22 @@ export class StationGateway implements OnGatewayConnection, OnModuleDestroy {
       ),
       bus.subscribe('station.listeners', (payload, meta) => {
         if (meta.local) this.scheduler.changed(payload.stationId, 'count');
+      }),
+      // A private station's room holds admitted listeners only: revoked ones leave it on every node.
+      bus.subscribe('station.accessRevoked', ({ stationId, gids, allInvites }) => {
+        const revoked = new Set(gids);
+        this.evict(stationId, (gid) => revoked.has(gid) || (!!allInvites && gid.startsWith('invite:')));
+      }),
+      bus.subscribe('station.visibilityChanged', ({ stationId, visibility }, meta) => {
+        if (visibility !== 'private') return;
+        if (meta.local)
+          this.server.to(stationRoom(stationId)).emit(SOCKET_EVENTS.access, {
+            id: stationId,
+            visibility,
+            endsInSeconds: PRIVATE_NOTICE_MS / 1000,
+          });
+        const t = setTimeout(() => this.evict(stationId, (gid) => gid === ''), PRIVATE_NOTICE_MS);
+        this.unsubscribers.push(() => clearTimeout(t));
       }),
       // Nothing to read back: tell the room at once.
       bus.subscribe('station.deleted', ({ stationId }, meta) => {
@@ -95,6 +118,28 @@ export class StationGateway implements OnGatewayConnection, OnModuleDestroy {
     const station = await this.stations.station(stationId);
     if (!station)
       return { ok: false, error: ErrorTag.StationNotFound, message: 'Station not found' };
+    // A private station's room (its chat and presence) is for admitted listeners: `{ stationId, grant }`.
+    let gid = '';
+    if ((await this.stationRows.visibilityOf(stationId)) === 'private') {
+      const grant = parseGrant(body);
+      let ok = false;
+      if (grant) {
+        try {
+          const claims = this.grants.verify(grant, stationId);
+          ok = await this.access.grantValid(stationId, claims);
+          gid = claims.gid ?? '';
+        } catch {
+          ok = false;
+        }
+      }
+      if (!ok || !gid)
+        return {
+          ok: false,
+          error: ErrorTag.PrivateStation,
+          message: 'This is a private station: join it with a listening grant',
+        };
+    }
+    ((client.data as { gids?: Record<string, string> }).gids ??= {})[stationId] = gid;
     await client.join(room);
     return { ok: true, station: toUpdatePush(station) };
   }
@@ -108,6 +153,22 @@ export class StationGateway implements OnGatewayConnection, OnModuleDestroy {
       return { ok: false, error: ErrorTag.ValidationError, message: 'stationId must be a UUID' };
     await client.leave(stationRoom(stationId));
     return { ok: true };
+  }
+
+  /** Removes this node's sockets from a station's room whose grant id `revoked` matches. */
+  private evict(stationId: string, revoked: (gid: string) => boolean): void {
+    const room = stationRoom(stationId);
+    const ids = this.server.sockets.adapter.rooms.get(room);
+    if (!ids) return;
+    for (const id of [...ids]) {
+      const socket = this.server.sockets.sockets.get(id);
+      if (!socket) continue;
+      const gid = (socket.data as { gids?: Record<string, string> }).gids?.[stationId] ?? '';
+      if (revoked(gid)) {
+        void socket.leave(room);
+        socket.emit(SOCKET_EVENTS.access, { id: stationId, visibility: 'private', endsInSeconds: 0 });
+      }
+    }
   }
 
   /** Null when the event may proceed, else the refusal (and a disconnect for a flood). */
@@ -140,6 +201,12 @@ export class StationGateway implements OnGatewayConnection, OnModuleDestroy {
     for (const u of this.unsubscribers) u();
     this.scheduler.close();
   }
+}
+
+/** A listening grant sent with a join (`{ stationId, grant }`). */
+function parseGrant(body: unknown): string | null {
+  const g = typeof body === 'object' && body !== null ? (body as { grant?: unknown }).grant : null;
+  return typeof g === 'string' && g.length > 0 && g.length <= 2048 ? g : null;
 }
 
 /** The web app sends the id itself; other clients `{ stationId }`. */

@@ -88,6 +88,8 @@ export class StationReadModel implements OnModuleDestroy {
         this.dropUser(broadcasterId, false);
       }),
       bus.subscribe('user.updated', ({ userId }) => this.dropUser(userId, true)),
+      // a station joining or leaving the public lists
+      bus.subscribe('station.visibilityChanged', () => this.clear()),
       bus.subscribe('user.deleted', ({ userId }) => this.dropUser(userId, true)),
       bus.onResync(() => {
         this.logger.log('event bus reconnected: dropping the cached station view');
@@ -154,6 +156,22 @@ export class StationReadModel implements OnModuleDestroy {
       ));
     if (!list) throw new AppError(ErrorTag.UserNotFound, 'User not found');
     return list.doc(this.presence);
+  }
+
+  /**
+   * GET /api/users/{username}/stations for the signed-in owner: every station of theirs, unlisted
+   * and private too, never cached (the public list shows public ones only).
+   */
+  async ownerStationsDoc(username: string, userId: string): Promise<JsonDoc | null> {
+    const user = await this.repo.findUserByUsername(username);
+    if (!user || user.id !== userId) return null;
+    const stations = (await this.repo.findAllByBroadcaster(user.id)).map((e) =>
+      withViewerCount(snapshot(e), this.presence.viewerCount(e.id)),
+    );
+    return jsonDoc({
+      user: { id: user.id, username: user.username, name: user.name, avatarUrl: user.image },
+      stations,
+    });
   }
 
   /** Whether a user has this username (the profile page's status), from the same cached list. */

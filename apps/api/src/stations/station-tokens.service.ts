@@ -48,9 +48,13 @@ export class StationTokensService {
     return result;
   }
 
-  issueListenerToken(stationId: string, origin: string | null): StationToken {
+  issueListenerToken(
+    stationId: string,
+    origin: string | null,
+    grant?: ListenerTokenClaims['grant'],
+  ): StationToken {
     return this.listener.sign(
-      { stationId, origin, tid: randomUUID() },
+      { stationId, origin, tid: randomUUID(), ...(grant && { grant }) },
       this.config.listenerTokenTtlSeconds,
     );
   }

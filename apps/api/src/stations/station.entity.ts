@@ -9,7 +9,7 @@ import {
   type Relation,
   UpdateDateColumn,
 } from 'typeorm';
-import type { StationStatus } from '@radiobroadcaster/contracts';
+import type { StationStatus, StationVisibility } from '@radiobroadcaster/contracts';
 import { UserEntity } from '../users/user.entity.js';
 
 @Entity({ name: 'stations' })
@@ -64,4 +64,8 @@ export class StationEntity {
 
   @Column({ name: 'last_active_at', type: 'timestamptz', nullable: true })
   lastActiveAt!: Date | null;
+
+  /** public: listed; unlisted: anyone with the link, never listed; private: admitted listeners only. */
+  @Column({ type: 'varchar', length: 16, default: 'public' })
+  visibility!: StationVisibility;
 }

@@ -23,9 +23,10 @@ export class StationsRepository {
     return this.users.findOne({ where: { username: username.toLowerCase() } });
   }
 
+  /** A broadcaster's listed (public) stations, as their profile shows them. */
   findByBroadcaster(broadcasterId: string): Promise<StationEntity[]> {
     return this.stations.find({
-      where: { broadcasterId },
+      where: { broadcasterId, visibility: 'public' },
       relations: { broadcaster: true },
       order: {
         isActive: 'DESC',
@@ -33,6 +34,21 @@ export class StationsRepository {
         createdAt: 'DESC',
       },
     });
+  }
+
+  /** All of a broadcaster's stations, unlisted and private included (their studio). */
+  findAllByBroadcaster(broadcasterId: string): Promise<StationEntity[]> {
+    return this.stations.find({
+      where: { broadcasterId },
+      relations: { broadcaster: true },
+      order: { isActive: 'DESC', lastActiveAt: { direction: 'DESC', nulls: 'LAST' }, createdAt: 'DESC' },
+    });
+  }
+
+  /** A station's visibility, or null when there is no such station. */
+  async visibilityOf(id: string): Promise<StationEntity['visibility'] | null> {
+    const row = await this.stations.findOne({ where: { id }, select: { id: true, visibility: true } });
+    return row?.visibility ?? null;
   }
 
   findBySlug(broadcasterId: string, slug: string): Promise<StationEntity | null> {
@@ -45,6 +61,7 @@ export class StationsRepository {
   /** Live stations first, then the most recently active. */
   discover(limit: number): Promise<StationEntity[]> {
     return this.stations.find({
+      where: { visibility: 'public' },
       relations: { broadcaster: true },
       order: {
         isActive: 'DESC',
@@ -89,6 +106,7 @@ export class StationsRepository {
         | 'nowPlayingTrack'
         | 'nowPlayingArtist'
         | 'nowPlayingAlbum'
+        | 'visibility'
       >
     >,
   ): Promise<void> {

@@ -91,7 +91,7 @@ export class StationsService {
   }
 
   async update(userId: string, req: UpdateStationRequest): Promise<Station> {
-    await this.owned(req.stationId, userId);
+    const before = await this.owned(req.stationId, userId);
     const { stationId, ...changes } = req;
     if (Object.keys(changes).length > 0) {
       try {
@@ -101,6 +101,11 @@ export class StationsService {
         throw err;
       }
       await this.bus.publish('station.updated', { stationId });
+      if (changes.visibility && changes.visibility !== before.visibility)
+        await this.bus.publish('station.visibilityChanged', {
+          stationId,
+          visibility: changes.visibility,
+        });
     }
     return this.get(stationId);
   }

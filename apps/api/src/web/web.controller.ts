@@ -46,12 +46,13 @@ export class WebController {
     // A build file that does not exist (an old hash, a typo) is a 404, never the app's HTML.
     if (API_PREFIXES.some((p) => req.path.startsWith(p)) || /^\/assets\/./.test(req.path))
       throw AppError.notFound(`Cannot GET ${req.path}`);
-    const { html, frameAncestors, status } = await this.web.render(req.path, {
+    const { html, frameAncestors, status, noindex } = await this.web.render(req.path, {
       fetchDest: req.get('sec-fetch-dest'),
       referer: req.get('referer'),
       ownOrigins: [...this.config.trustedOrigins, `${req.protocol}://${req.get('host')}`],
     });
     res.status(status);
+    if (noindex) res.setHeader('X-Robots-Tag', 'noindex');
     // The embed page's framing answer depends on who frames it.
     if (req.path.startsWith('/embed/')) res.setHeader('Vary', 'Sec-Fetch-Dest, Referer');
     res.setHeader('Content-Type', 'text/html; charset=utf-8');

@@ -15,6 +15,7 @@ import { ContentService } from '../content/content.service.js';
 import { frameAncestorSources, hostAllowed, originHost } from '../domains/domain-rules.js';
 import { DomainsService } from '../domains/domains.service.js';
 import { StationReadModel } from '../stations/station-read-model.js';
+import { StationsRepository } from '../stations/stations.repository.js';
 import {
   injectEmbedRefusal,
   injectMeta,
@@ -26,6 +27,8 @@ import {
 
 export interface RenderedPage {
   html: string;
+  /** Kept out of search engines (`<meta name="robots" content="noindex">`, `X-Robots-Tag`). */
+  noindex?: boolean;
   /** `frame-ancestors` sources for this page. */
   frameAncestors: string[];
   /**
@@ -78,6 +81,7 @@ export class WebService {
     @Inject(StationReadModel) private readonly stations: StationReadModel,
     @Inject(DomainsService) private readonly domains: DomainsService,
     @Inject(ContentService) private readonly content: ContentService,
+    @Inject(StationsRepository) private readonly stationRows: StationsRepository,
   ) {
     this.webDist = config.webDist;
     this.playerDist = config.playerDist;
@@ -180,9 +184,25 @@ export class WebService {
     } else {
       missing(NOT_FOUND_TITLE);
     }
+    // Unlisted and private stations' pages (station, embed, replays) stay out of search engines.
+    const stationId = await this.pageStationId(segments);
+    if (stationId && (await this.stationRows.visibilityOf(stationId).catch(() => null)) !== 'public')
+      meta = { ...meta, noindex: true };
     let html = injectMeta(this.index(), meta);
     if (refusedHost !== null) html = injectEmbedRefusal(html, refusedHost);
-    return { html, frameAncestors, status };
+    return { html, frameAncestors, status, noindex: meta.noindex === true };
+  }
+
+  /** The station a page shows (`/station/{id}`, `/{user}/{slug}…`, `/embed/{user}/{slug}`), if any. */
+  private async pageStationId(segments: string[]): Promise<string | null> {
+    if (segments[0] === 'station' && segments.length === 2)
+      return StationId.safeParse(segments[1]).success ? segments[1]! : null;
+    const [user, slug] = segments[0] === 'embed' ? segments.slice(1) : segments;
+    if (!user || !slug || segments.length < 2 || isReservedUsername(user) && segments[0] !== 'embed')
+      return null;
+    if (user === DEMO_USERNAME && slug === DEMO_SLUG) return null;
+    const station = await this.stations.stationBySlug(user, slug).catch(() => null);
+    return station?.id ?? null;
   }
 
   private async lookup(username: string, slug: string): Promise<Station | null> {
