@@ -26,6 +26,7 @@ import { RecordingsModule } from './recordings/recordings.module.js';
 import { RelaysModule } from './relays/relays.module.js';
 import { DemoModule } from './demo/demo.module.js';
 import { ShowsModule } from './shows/shows.module.js';
+import { AccessModule } from './access/access.module.js';
 
 @Module({})
 export class AppModule {
@@ -61,6 +62,8 @@ export class AppModule {
         ShowsModule,
         // sitemap.xml, robots.txt, the blog feed: before the web app's catch-all.
         ContentModule,
+        // Private stations' owner routes (invites, password, listener list): before the catch-all.
+        AccessModule,
         // Last: its catch-all GET serves the web app.
         WebModule,
       ],

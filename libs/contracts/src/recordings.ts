@@ -1,3 +1,4 @@
+import { StationVisibility } from './access.js';
 import { z } from 'zod';
 import { StationId } from './station.js';
 
@@ -30,7 +31,10 @@ export const RecordingId = z.string().uuid({ message: 'must be a UUID' });
 export const UpdateRecordingRequest = z.strictObject({
   recordingId: RecordingId,
   title: z.string().trim().max(RECORDING_LIMITS.titleMax).optional(),
+  /** Kept for older clients: true follows the station's visibility, false is `private`. */
   published: z.boolean().optional(),
+  /** public, unlisted or private; null: the station's. */
+  visibility: StationVisibility.nullable().optional(),
 });
 export type UpdateRecordingRequest = z.infer<typeof UpdateRecordingRequest>;
 
@@ -58,7 +62,12 @@ export interface Recording {
   sizeBytes: number;
   status: RecordingStatus;
   error: string | null;
+  /** Whether anyone but the owner may play it (`visibility` other than private). */
   published: boolean;
+  /** Who may play it, as it applies now: its own setting, else its station's. */
+  visibility: StationVisibility;
+  /** Its own setting (null: follows the station's). */
+  visibilitySetting: StationVisibility | null;
   /** The Ogg/Opus file (HTTP Range supported). */
   url: string;
   /** The replay page. */

@@ -25,7 +25,12 @@ const ItemId = z.string().uuid({ message: 'This is not a valid id.' });
 export class AccessController {
   constructor(@Inject(AccessService) private readonly access: AccessService) {}
 
-  @OwnerRoute('POST', 'invites', 'Create an invite link: its url opens the station page and admits its holder', 201)
+  @OwnerRoute(
+    'POST',
+    'invites',
+    'Create an invite link: its url opens the station page and admits its holder',
+    201,
+  )
   createInvite(
     @CurrentUser() user: AuthContext,
     @ZodBody(CreateInviteRequest) body: CreateInviteRequest,
@@ -41,12 +46,22 @@ export class AccessController {
     return this.access.listInvites(user.userId, id);
   }
 
-  @OwnerRoute('POST', 'invites/revoke-all', 'Revoke every invite link: their listeners are ended', 200)
+  @OwnerRoute(
+    'POST',
+    'invites/revoke-all',
+    'Revoke every invite link: their listeners are ended',
+    200,
+  )
   revokeAll(@CurrentUser() user: AuthContext, @ZodBody(StationIdRequest) body: StationIdRequest) {
     return this.access.revokeAllInvites(user.userId, body.stationId);
   }
 
-  @OwnerRoute('DELETE', 'invites/:inviteId', 'Revoke an invite link: its listeners are ended within seconds', 204)
+  @OwnerRoute(
+    'DELETE',
+    'invites/:inviteId',
+    'Revoke an invite link: its listeners are ended within seconds',
+    204,
+  )
   async revokeInvite(
     @CurrentUser() user: AuthContext,
     @Param('inviteId', new ZodPipe(ItemId)) id: string,
@@ -62,7 +77,12 @@ export class AccessController {
     return this.access.setPassword(user.userId, body);
   }
 
-  @OwnerRoute('POST', 'listeners', 'Add an account (by e-mail) to the listener list and mail it', 201)
+  @OwnerRoute(
+    'POST',
+    'listeners',
+    'Add an account (by e-mail) to the listener list and mail it',
+    201,
+  )
   addListener(
     @CurrentUser() user: AuthContext,
     @ZodBody(AddListenerRequest) body: AddListenerRequest,
@@ -78,7 +98,11 @@ export class AccessController {
     await this.access.removeListener(user.userId, id);
   }
 
-  @OwnerRoute('GET', ':id/access', 'Visibility, password, listener list, admissions and who listens now')
+  @OwnerRoute(
+    'GET',
+    ':id/access',
+    'Visibility, password, listener list, admissions and who listens now',
+  )
   overview(
     @CurrentUser() user: AuthContext,
     @Param('id', new ZodPipe(StationId)) id: string,

@@ -113,7 +113,9 @@ export class AccessRepository {
        RETURNING id`,
       [stationId],
     )) as { id: string }[] | [{ id: string }[], number];
-    const list = Array.isArray(rows[0]) ? (rows[0] as { id: string }[]) : (rows as { id: string }[]);
+    const list = Array.isArray(rows[0])
+      ? (rows[0] as { id: string }[])
+      : (rows as { id: string }[]);
     return list.map((r) => r.id);
   }
 
@@ -170,7 +172,9 @@ export class AccessRepository {
       [id],
     )) as { id: string; station_id: string; email: string; created_at: Date }[];
     const r = rows[0];
-    return r ? { id: r.id, stationId: r.station_id, email: r.email, createdAt: r.created_at } : null;
+    return r
+      ? { id: r.id, stationId: r.station_id, email: r.email, createdAt: r.created_at }
+      : null;
   }
 
   async listenerByEmail(stationId: string, email: string): Promise<ListenerRow | null> {

@@ -122,7 +122,10 @@ export class AccessService {
   }
 
   /** Sets, changes or (null) removes the password: listeners it admitted before are ended. */
-  async setPassword(userId: string, req: StationPasswordRequest): Promise<{ hasPassword: boolean }> {
+  async setPassword(
+    userId: string,
+    req: StationPasswordRequest,
+  ): Promise<{ hasPassword: boolean }> {
     await this.stations.owned(req.stationId, userId);
     const hash =
       req.password === null ? null : await hashPassword(req.password, this.config.passwordScrypt);
@@ -206,7 +209,10 @@ export class AccessService {
         return { via: claims.via, gid: claims.gid ?? '', lid: claims.lid, label: '' };
       // a revoked grant: another way in may still admit
       if (!req.invite && !req.password && !userId)
-        throw new AppError(ErrorTag.GrantRevoked, 'Your access to this private station was revoked');
+        throw new AppError(
+          ErrorTag.GrantRevoked,
+          'Your access to this private station was revoked',
+        );
     }
     const lid = randomUUID();
     if (userId && userId === station.broadcasterId)
@@ -242,7 +248,8 @@ export class AccessService {
           ? 'This invite link has expired'
           : 'This invite link is not valid: it was changed or cut short',
       );
-    if (result.claims.stationId !== station.id) throw bad('This invite link is for another station');
+    if (result.claims.stationId !== station.id)
+      throw bad('This invite link is for another station');
     const invite = await this.repo.invite(result.claims.iid);
     if (!invite || invite.revokedAt) throw bad('This invite link was revoked by the station owner');
     if (invite.expiresAt && invite.expiresAt.getTime() <= Date.now())
@@ -254,7 +261,10 @@ export class AccessService {
   }
 
   /** Whether a grant's claims still admit to the station as it is now. */
-  async grantValid(stationId: string, claims: Pick<ListenGrantClaims, 'via' | 'gid'>): Promise<boolean> {
+  async grantValid(
+    stationId: string,
+    claims: Pick<ListenGrantClaims, 'via' | 'gid'>,
+  ): Promise<boolean> {
     const station = await this.stations.entity(stationId).catch(() => null);
     if (!station) return false;
     if (station.visibility !== 'private') return true;
@@ -302,7 +312,8 @@ export class AccessService {
 
   private inviteView(station: StationEntity, r: InviteRow): Invite {
     const ttl = r.expiresAt
-      ? Math.max(1, Math.ceil((r.expiresAt.getTime() - Date.now()) / 1000))
+      ? // whole seconds from now, so the signature never lapses before the invite does
+        Math.max(1, Math.ceil((r.expiresAt.getTime() - Date.now()) / 1000) + 1)
       : OPEN_INVITE_TTL_SECONDS;
     // The same invite always signs to a fresh token; any of them admits while the invite does.
     const { token } = this.inviteSigner.sign({ stationId: station.id, iid: r.id }, ttl);

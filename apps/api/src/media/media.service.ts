@@ -298,8 +298,16 @@ export class MediaService implements OnModuleInit, OnModuleDestroy {
           ErrorTag.PrivateStation,
           'This is a private station: join it with an invite link or its password first',
         );
-      if (!(await this.access.grantValid(stationId, { via: admitted.via as never, gid: admitted.gid })))
-        throw new AppError(ErrorTag.GrantRevoked, 'Your access to this private station was revoked');
+      if (
+        !(await this.access.grantValid(stationId, {
+          via: admitted.via as never,
+          gid: admitted.gid,
+        }))
+      )
+        throw new AppError(
+          ErrorTag.GrantRevoked,
+          'Your access to this private station was revoked',
+        );
     }
     assertLive(station);
     if (tokenId && !(await this.sessions.claimToken(tokenId, this.tokenTtlMs))) {

@@ -104,7 +104,7 @@ export class BroadcastSettingsController {
     if (!publicStreamUrl) {
       const { lid: _lid, ...urls } = this.grants.issue(
         station,
-        { via: 'owner', origin: null },
+        { via: 'owner', origin: null, gid: 'owner' },
         SIGNED_PLAYLIST_TTL_HOURS * 3600,
         this.config.publicUrl,
       );

@@ -15,7 +15,14 @@ import { StreamKeysModule } from './stream-keys.module.js';
  * `/admin/metadata`) and HTTP listening (`/listen/…`). Both sit in front of Express (see bootstrap).
  */
 @Module({
-  imports: [StationsModule, StreamKeysModule, MediaModule, DomainsModule, StatsModule, AccessModule],
+  imports: [
+    StationsModule,
+    StreamKeysModule,
+    MediaModule,
+    DomainsModule,
+    StatsModule,
+    AccessModule,
+  ],
   providers: [IcecastIngest, HttpListen, HttpStreams, ListenAddresses],
   exports: [IcecastIngest, HttpListen],
 })

@@ -74,7 +74,10 @@ export class StationGateway implements OnGatewayConnection, OnModuleDestroy {
       // A private station's room holds admitted listeners only: revoked ones leave it on every node.
       bus.subscribe('station.accessRevoked', ({ stationId, gids, allInvites }) => {
         const revoked = new Set(gids);
-        this.evict(stationId, (gid) => revoked.has(gid) || (!!allInvites && gid.startsWith('invite:')));
+        this.evict(
+          stationId,
+          (gid) => revoked.has(gid) || (!!allInvites && gid.startsWith('invite:')),
+        );
       }),
       bus.subscribe('station.visibilityChanged', ({ stationId, visibility }, meta) => {
         if (visibility !== 'private') return;
@@ -166,7 +169,11 @@ export class StationGateway implements OnGatewayConnection, OnModuleDestroy {
       const gid = (socket.data as { gids?: Record<string, string> }).gids?.[stationId] ?? '';
       if (revoked(gid)) {
         void socket.leave(room);
-        socket.emit(SOCKET_EVENTS.access, { id: stationId, visibility: 'private', endsInSeconds: 0 });
+        socket.emit(SOCKET_EVENTS.access, {
+          id: stationId,
+          visibility: 'private',
+          endsInSeconds: 0,
+        });
       }
     }
   }

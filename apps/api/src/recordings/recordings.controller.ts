@@ -58,13 +58,15 @@ export class RecordingsController extends OwnedItemsController<Recording, Update
   @Get('api/stations/:id/recordings')
   @UseGuards(OptionalSessionGuard)
   @ApiOperation({
-    summary: 'Recordings of a station, newest first: all for its owner, published ones for others',
+    summary:
+      "Recordings of a station, newest first: all for its owner, the listed ones for others (a private station's need its listening grant, `?grant=`)",
   })
   list(
     @CurrentUser() user: AuthContext | undefined,
     @Param('id', new ZodPipe(StationId)) stationId: string,
+    @Query('grant') grant: string | undefined,
   ): Promise<Recording[]> {
-    return this.recordings.list(stationId, user?.userId);
+    return this.recordings.list(stationId, user?.userId, grant);
   }
 
   @Get('api/users/:username/stations/:slug/recordings/:recordingId')
@@ -75,8 +77,9 @@ export class RecordingsController extends OwnedItemsController<Recording, Update
     @Param('username') username: string,
     @Param('slug') slug: string,
     @Param('recordingId', new ZodPipe(RecordingId)) id: string,
+    @Query('grant') grant: string | undefined,
   ): Promise<Recording> {
-    return this.recordings.byAddress(username, slug, id, user?.userId);
+    return this.recordings.byAddress(username, slug, id, user?.userId, grant);
   }
 
   @Get('api/recordings/:recordingId/audio.ogg')
@@ -86,16 +89,17 @@ export class RecordingsController extends OwnedItemsController<Recording, Update
     @CurrentUser() user: AuthContext | undefined,
     @Param('recordingId', new ZodPipe(RecordingId)) id: string,
     @Query('download') download: string | undefined,
+    @Query('grant') grant: string | undefined,
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const file = await this.recordings.file(id, user?.userId);
+    const file = await this.recordings.file(id, user?.userId, grant);
     const { row } = file;
     if (download)
       res.attachment(
         `recording-${row.startedAt.toISOString().slice(0, 16).replace(/[:T]/g, '-')}.ogg`,
       );
-    const cacheControl = row.published ? 'public, max-age=300' : 'private, no-store';
+    const cacheControl = file.listed ? 'public, max-age=300' : 'private, no-store';
     if (file.kind === 's3') {
       // Streamed through this server (Range passed on), so listeners never reach a third party.
       const o = await this.storage.object(row.storageKey, req.headers.range, req.method === 'HEAD');

@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
 import type { MediaEngine } from '@radiobroadcaster/sfu';
 import { MEDIA_ENGINE } from '../media/media.providers.js';
+import { AccessModule } from '../access/access.module.js';
 import { MediaModule } from '../media/media.module.js';
+import { StreamKeysModule } from '../radio/stream-keys.module.js';
 import { StationsModule } from '../stations/stations.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { RecordingStorage } from './recording-storage.js';
@@ -11,7 +13,7 @@ import { RecordingsService } from './recordings.service.js';
 import { StationAudioTap } from './station-audio-tap.js';
 
 @Module({
-  imports: [StationsModule, WebhooksModule, MediaModule],
+  imports: [StationsModule, WebhooksModule, MediaModule, AccessModule, StreamKeysModule],
   controllers: [RecordingsController],
   providers: [
     RecordingsRepository,

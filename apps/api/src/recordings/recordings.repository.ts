@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type {
+  StationVisibility,
   RecordingSetting,
   RecordingStatus,
   RecordingTimelineEntry,
@@ -19,14 +20,15 @@ export interface RecordingRow {
   sizeBytes: number;
   status: RecordingStatus;
   error: string | null;
-  published: boolean;
+  /** Its own visibility, or null: its station's. */
+  visibility: StationVisibility | null;
   storageKey: string;
   storage: StorageKind;
   timeline: RecordingTimelineEntry[];
 }
 
 const COLUMNS = `id, station_id, broadcast_id, title, started_at, ended_at, duration_seconds,
-  size_bytes, status, error, published, storage_key, storage, timeline`;
+  size_bytes, status, error, visibility, storage_key, storage, timeline`;
 
 type Raw = {
   id: string;
@@ -39,7 +41,7 @@ type Raw = {
   size_bytes: string;
   status: RecordingStatus;
   error: string | null;
-  published: boolean;
+  visibility: StationVisibility | null;
   storage_key: string;
   storage: StorageKind;
   timeline: RecordingTimelineEntry[];
@@ -57,7 +59,7 @@ function row(r: Raw): RecordingRow {
     sizeBytes: Number(r.size_bytes),
     status: r.status,
     error: r.error,
-    published: r.published,
+    visibility: r.visibility,
     storageKey: r.storage_key,
     storage: r.storage,
     timeline: r.timeline,
@@ -104,12 +106,11 @@ export class RecordingsRepository {
     return rows[0] ? row(rows[0]) : null;
   }
 
-  async listByStation(stationId: string, onlyPublished: boolean): Promise<RecordingRow[]> {
+  /** A station's recordings, newest first (who sees which: `recordingAccess`). */
+  async listByStation(stationId: string): Promise<RecordingRow[]> {
     const rows = (await this.db.query(
-      `SELECT ${COLUMNS} FROM recordings WHERE station_id = $1
-         AND ($2::boolean = false OR (published AND status <> 'recording'))
-       ORDER BY started_at DESC LIMIT 500`,
-      [stationId, onlyPublished],
+      `SELECT ${COLUMNS} FROM recordings WHERE station_id = $1 ORDER BY started_at DESC LIMIT 500`,
+      [stationId],
     )) as Raw[];
     return rows.map(row);
   }
@@ -187,11 +188,20 @@ export class RecordingsRepository {
     return rows[0] ? row(rows[0]) : null;
   }
 
-  async update(id: string, changes: { title?: string; published?: boolean }): Promise<void> {
-    await this.db.query(
-      `UPDATE recordings SET title = coalesce($2, title), published = coalesce($3, published) WHERE id = $1`,
-      [id, changes.title ?? null, changes.published ?? null],
-    );
+  /** `visibility` null: follow the station's; undefined: unchanged. */
+  async update(
+    id: string,
+    changes: { title?: string; visibility?: StationVisibility | null },
+  ): Promise<void> {
+    if (changes.visibility !== undefined)
+      await this.db.query(
+        `UPDATE recordings SET visibility = $2, published = ($2::varchar IS DISTINCT FROM 'private') WHERE id = $1`,
+        [id, changes.visibility],
+      );
+    await this.db.query(`UPDATE recordings SET title = coalesce($2, title) WHERE id = $1`, [
+      id,
+      changes.title ?? null,
+    ]);
   }
 
   async delete(id: string): Promise<void> {

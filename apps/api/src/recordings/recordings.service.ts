@@ -18,12 +18,16 @@ import type {
 import { AppError } from '../common/app-error.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
+import { AccessService } from '../access/access.service.js';
+import { ListenGrants } from '../radio/listen-grants.js';
+import type { StationEntity } from '../stations/station.entity.js';
 import { StationsService } from '../stations/stations.service.js';
 import { WebhooksService } from '../webhooks/webhooks.service.js';
 import { Recorder } from './recorder.js';
 import { RecordingStorage } from './recording-storage.js';
 import { type RecordingRow, RecordingsRepository } from './recordings.repository.js';
 import { StationAudioTap } from './station-audio-tap.js';
+import { recordingAccess, recordingVisibility, type RecordingViewer } from './recording-access.js';
 
 interface Active {
   id: string;
@@ -61,6 +65,8 @@ export class RecordingsService
     @Inject(WebhooksService) private readonly webhooks: WebhooksService,
     @Inject(EventBus) private readonly bus: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(ListenGrants) private readonly grants: ListenGrants,
+    @Inject(AccessService) private readonly access: AccessService,
   ) {}
 
   onModuleInit(): void {
@@ -170,7 +176,7 @@ export class RecordingsService
     });
     if (!finished) return;
     await this.store(finished);
-    if (finished.status === 'ready' && finished.published) {
+    if (finished.status === 'ready' && finished.visibility !== 'private') {
       await this.webhooks
         .emit(stationId, 'recording.ready', { recording: await this.view(finished) })
         .catch((err: Error) => this.logger.warn(`recording.ready: ${err.message}`));
@@ -274,16 +280,36 @@ export class RecordingsService
     return this.repo.setting(req.stationId);
   }
 
-  /** The owner sees every recording; anyone else the published, finished ones. */
-  async list(stationId: string, userId: string | undefined): Promise<Recording[]> {
+  /** The recordings the caller may see listed ({@link recordingAccess}); `grant`: a private station's listening grant. */
+  async list(stationId: string, userId: string | undefined, grant?: string): Promise<Recording[]> {
     const station = await this.stations.entity(stationId);
-    const owner = station.broadcasterId === userId;
-    const rows = await this.repo.listByStation(stationId, !owner);
+    const viewer = await this.viewer(station, userId, grant);
+    const rows = (await this.repo.listByStation(stationId)).filter(
+      (r) => recordingAccess(r, station, viewer).listed,
+    );
     return Promise.all(rows.map((r) => this.view(r)));
   }
 
-  async get(id: string, userId: string | undefined): Promise<Recording> {
-    return this.view(await this.visible(id, userId));
+  async get(id: string, userId: string | undefined, grant?: string): Promise<Recording> {
+    return this.view(await this.visible(id, userId, grant));
+  }
+
+  private async viewer(
+    station: StationEntity,
+    userId: string | undefined,
+    grant: string | undefined,
+  ): Promise<RecordingViewer> {
+    const owner = station.broadcasterId === userId;
+    let admitted = false;
+    if (!owner && grant && station.visibility === 'private') {
+      try {
+        const claims = this.grants.verify(grant, station.id);
+        admitted = await this.access.grantValid(station.id, claims);
+      } catch {
+        admitted = false;
+      }
+    }
+    return { owner, admitted };
   }
 
   async byAddress(
@@ -291,8 +317,9 @@ export class RecordingsService
     slug: string,
     id: string,
     userId: string | undefined,
+    grant?: string,
   ): Promise<Recording> {
-    const r = await this.visible(id, userId);
+    const r = await this.visible(id, userId, grant);
     const station = await this.stations.entity(r.stationId);
     if (
       station.broadcaster.username !== username.toLowerCase() ||
@@ -304,7 +331,15 @@ export class RecordingsService
 
   async update(userId: string, req: UpdateRecordingRequest): Promise<Recording> {
     const r = await this.ownedRecording(req.recordingId, userId);
-    await this.repo.update(r.id, { title: req.title, published: req.published });
+    const visibility =
+      req.visibility !== undefined
+        ? req.visibility
+        : req.published === undefined
+          ? undefined
+          : req.published
+            ? null
+            : 'private';
+    await this.repo.update(r.id, { title: req.title, visibility });
     return this.view((await this.repo.find(r.id))!);
   }
 
@@ -319,23 +354,33 @@ export class RecordingsService
   async file(
     id: string,
     userId: string | undefined,
-  ): Promise<{ row: RecordingRow } & ({ kind: 'local'; path: string } | { kind: 's3' })> {
-    const row = await this.visible(id, userId);
+    grant?: string,
+  ): Promise<
+    { row: RecordingRow; listed: boolean } & ({ kind: 'local'; path: string } | { kind: 's3' })
+  > {
+    const row = await this.visible(id, userId, grant);
+    const station = await this.stations.entity(row.stationId);
+    const listed = recordingVisibility(row, station) === 'public';
     if (row.status === 'recording')
       throw AppError.conflict(
         'This recording is still going: it can be played when the broadcast ends',
       );
     return row.storage === 's3'
-      ? { row, kind: 's3' }
-      : { row, kind: 'local', path: this.storage.localPath(row.storageKey) };
+      ? { row, listed, kind: 's3' }
+      : { row, listed, kind: 'local', path: this.storage.localPath(row.storageKey) };
   }
 
-  private async visible(id: string, userId: string | undefined): Promise<RecordingRow> {
+  private async visible(
+    id: string,
+    userId: string | undefined,
+    grant?: string,
+  ): Promise<RecordingRow> {
     const r = await this.repo.find(id);
     if (!r) throw AppError.notFound('Recording not found');
-    if (r.published && r.status !== 'recording') return r;
     const station = await this.stations.entity(r.stationId);
-    if (station.broadcasterId !== userId) throw AppError.notFound('Recording not found');
+    // Not found rather than forbidden: a stranger learns nothing about a private recording.
+    if (!recordingAccess(r, station, await this.viewer(station, userId, grant)).playable)
+      throw AppError.notFound('Recording not found');
     return r;
   }
 
@@ -363,7 +408,9 @@ export class RecordingsService
       sizeBytes: r.sizeBytes,
       status: r.status,
       error: r.error,
-      published: r.published,
+      published: recordingVisibility(r, station) !== 'private',
+      visibility: recordingVisibility(r, station),
+      visibilitySetting: r.visibility,
       url: `${this.config.publicUrl}/api/recordings/${r.id}/audio.ogg`,
       pageUrl: `${this.config.publicUrl}${page}`,
       timeline: r.timeline,

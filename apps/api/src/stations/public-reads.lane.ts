@@ -31,7 +31,8 @@ export function publicReadRoutes(reads: StationReadModel): LaneRoute[] {
       path: '/api/users/:username/stations',
       publicCors: true,
       // a signed-in caller may be the owner, who sees unlisted and private stations too: Nest
-      accept: (_params, req) => !req.headers.cookie?.includes('rb_session=') && !req.headers.authorization,
+      accept: (_params, req) =>
+        !req.headers.cookie?.includes('rb_session=') && !req.headers.authorization,
       handler: async (req, [username]) =>
         docReply(req, await reads.userStationsDoc(username!), CACHE),
     },

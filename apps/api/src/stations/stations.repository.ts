@@ -41,13 +41,20 @@ export class StationsRepository {
     return this.stations.find({
       where: { broadcasterId },
       relations: { broadcaster: true },
-      order: { isActive: 'DESC', lastActiveAt: { direction: 'DESC', nulls: 'LAST' }, createdAt: 'DESC' },
+      order: {
+        isActive: 'DESC',
+        lastActiveAt: { direction: 'DESC', nulls: 'LAST' },
+        createdAt: 'DESC',
+      },
     });
   }
 
   /** A station's visibility, or null when there is no such station. */
   async visibilityOf(id: string): Promise<StationEntity['visibility'] | null> {
-    const row = await this.stations.findOne({ where: { id }, select: { id: true, visibility: true } });
+    const row = await this.stations.findOne({
+      where: { id },
+      select: { id: true, visibility: true },
+    });
     return row?.visibility ?? null;
   }
 

@@ -186,7 +186,10 @@ export class WebService {
     }
     // Unlisted and private stations' pages (station, embed, replays) stay out of search engines.
     const stationId = await this.pageStationId(segments);
-    if (stationId && (await this.stationRows.visibilityOf(stationId).catch(() => null)) !== 'public')
+    if (
+      stationId &&
+      (await this.stationRows.visibilityOf(stationId).catch(() => null)) !== 'public'
+    )
       meta = { ...meta, noindex: true };
     let html = injectMeta(this.index(), meta);
     if (refusedHost !== null) html = injectEmbedRefusal(html, refusedHost);
@@ -198,7 +201,12 @@ export class WebService {
     if (segments[0] === 'station' && segments.length === 2)
       return StationId.safeParse(segments[1]).success ? segments[1]! : null;
     const [user, slug] = segments[0] === 'embed' ? segments.slice(1) : segments;
-    if (!user || !slug || segments.length < 2 || isReservedUsername(user) && segments[0] !== 'embed')
+    if (
+      !user ||
+      !slug ||
+      segments.length < 2 ||
+      (isReservedUsername(user) && segments[0] !== 'embed')
+    )
       return null;
     if (user === DEMO_USERNAME && slug === DEMO_SLUG) return null;
     const station = await this.stations.stationBySlug(user, slug).catch(() => null);

@@ -54,10 +54,21 @@ export class PrivateStations1797000000000 implements MigrationInterface {
         label varchar(254) NOT NULL DEFAULT '',
         listener_id uuid NOT NULL
       )`);
-    await q.query(`CREATE INDEX station_admissions_station_idx ON station_admissions (station_id, at)`);
+    await q.query(
+      `CREATE INDEX station_admissions_station_idx ON station_admissions (station_id, at)`,
+    );
+    // A recording's visibility replaces `published`: NULL follows its station's, an unpublished
+    // one becomes private (its owner only, as before).
+    await q.query(
+      `ALTER TABLE recordings ADD COLUMN visibility varchar(16)
+         CONSTRAINT recordings_visibility_check CHECK (visibility IN ('public', 'unlisted', 'private'))`,
+    );
+    await q.query(`UPDATE recordings SET visibility = 'private' WHERE NOT published`);
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`UPDATE recordings SET published = (visibility IS DISTINCT FROM 'private')`);
+    await q.query(`ALTER TABLE recordings DROP COLUMN visibility`);
     await q.query(`DROP TABLE station_admissions`);
     await q.query(`DROP TABLE station_listeners`);
     await q.query(`DROP TABLE station_invite_uses`);
