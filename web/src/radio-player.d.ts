@@ -9,6 +9,8 @@ declare module 'react' {
         theme?: 'light' | 'dark';
         autoplay?: 'true' | 'false';
         'api-base'?: string;
+        /** A private station's invite token. */
+        invite?: string;
       };
     }
   }

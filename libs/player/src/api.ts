@@ -1,5 +1,5 @@
 import { trimBase } from './attributes.js';
-import type { JoinStationResponse, Station, StationLocator } from './types.js';
+import type { JoinAccess, JoinStationResponse, Station, StationLocator } from './types.js';
 
 /** Error tags the player acts on: each changes what it shows or whether it retries. */
 export const PlayerErrorTag = {
@@ -12,7 +12,20 @@ export const PlayerErrorTag = {
   Unsupported: 'WEBRTC_UNSUPPORTED',
   /** The live connection never came up, on a fresh session either (the player's own, not the API's). */
   JoinFailed: 'JOIN_FAILED',
+  /** A private station: an invite link or its password is needed. */
+  PrivateStation: 'PRIVATE_STATION',
+  WrongPassword: 'WRONG_STATION_PASSWORD',
+  InviteInvalid: 'INVITE_INVALID',
+  GrantRevoked: 'GRANT_REVOKED',
 } as const;
+
+/** The tags that put the player in its `private` state. */
+export const PRIVATE_TAGS: readonly string[] = [
+  PlayerErrorTag.PrivateStation,
+  PlayerErrorTag.WrongPassword,
+  PlayerErrorTag.InviteInvalid,
+  PlayerErrorTag.GrantRevoked,
+];
 
 /**
  * A failed call. `message` reads 'API call failed: {status} {statusText} - {body text}', as in the web app;
@@ -122,11 +135,15 @@ export class PlayerApi {
     return ((await res.json()) as { allowed?: unknown }).allowed !== false;
   }
 
-  async join(stationId: string, signal?: AbortSignal): Promise<JoinStationResponse> {
+  async join(
+    stationId: string,
+    signal?: AbortSignal,
+    access: JoinAccess = {},
+  ): Promise<JoinStationResponse> {
     const res = await request(`${this.base}/api/joinStationAsReceiver`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-      body: JSON.stringify({ stationId }),
+      body: JSON.stringify({ stationId, ...access }),
       signal,
     });
     const body = (await res.json()) as JoinStationResponse;

@@ -1,9 +1,15 @@
-import { ApiError, PlayerApi, PlayerErrorTag, isAbort } from './api.js';
+import { ApiError, PRIVATE_TAGS, PlayerApi, PlayerErrorTag, isAbort } from './api.js';
 import { parseStationRef } from './attributes.js';
 import { type AudioSink, isAutoplayRefusal, mediaElementSink } from './audio-sink.js';
 import { type BackoffOptions, DEFAULT_BACKOFF, backoffDelay } from './backoff.js';
 import { Emitter } from './emitter.js';
-import type { JoinStationResponse, PlayerState, Station, StationLocator } from './types.js';
+import type {
+  JoinAccess,
+  JoinStationResponse,
+  PlayerState,
+  Station,
+  StationLocator,
+} from './types.js';
 import { type ReceiverSession, type SessionState, connectWhep, hasWebRtc } from './whep.js';
 
 /** Station detail polling, as the station page does: status and counts stay current without sockets. */
@@ -12,7 +18,8 @@ export const STATION_POLL_MS = 2000;
 /** The network side of listening; swapped for a fake in tests. */
 export interface ListeningTransport {
   getStation(locator: StationLocator, signal?: AbortSignal): Promise<Station>;
-  join(stationId: string, signal?: AbortSignal): Promise<JoinStationResponse>;
+  /** `access`: what a private station admits by (an invite, its password, an earlier grant). */
+  join(stationId: string, signal?: AbortSignal, access?: JoinAccess): Promise<JoinStationResponse>;
   connect(join: JoinStationResponse, signal?: AbortSignal): Promise<ReceiverSession>;
 }
 
@@ -21,7 +28,7 @@ export function httpTransport(apiBase: string): ListeningTransport {
   const api = new PlayerApi(apiBase);
   return {
     getStation: (locator, signal) => api.getStation(locator, signal),
-    join: (stationId, signal) => api.join(stationId, signal),
+    join: (stationId, signal, access) => api.join(stationId, signal, access),
     connect: (join, signal) => {
       if (!hasWebRtc()) {
         return Promise.reject(
@@ -146,6 +153,8 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
   private wantPlay = false;
   /** A terminal condition for this station (not found, not allowed, unsupported): no more calls. */
   private halted = false;
+  /** What a private station admits by; the grant it gave is kept (and stored) to rejoin. */
+  private access: JoinAccess = {};
 
   /** Bumped on station change: stale poll answers are dropped. */
   private stationGen = 0;
@@ -248,6 +257,21 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     }
     this.setState('connecting', null);
     this.maybeConnect();
+  }
+
+  /**
+   * Tries a private station again with an invite token or its password (the `private` state's
+   * form): listening starts when it admits.
+   */
+  setAccess(access: { invite?: string; password?: string }): void {
+    if (this.destroyed) return;
+    this.access = compact({ ...access });
+    if (this._station) storeGrant(this._station.id, null);
+    if (this._state === 'private') {
+      this.halted = false;
+      if (this.started) this.pollNow();
+      this.play();
+    }
   }
 
   /** Stops listening and leaves the session; keeps the station detail fresh. */
@@ -401,9 +425,15 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     const abort = (this.connecting = new AbortController());
     this.setState('connecting', this._state === 'connecting' ? this._error : null);
     try {
-      const join = await this.transport.join(stationId, abort.signal);
+      const access = { ...this.access, grant: this.access.grant ?? storedGrant(stationId) };
+      const join = await this.transport.join(stationId, abort.signal, compact(access));
       if (gen !== this.sessionGen) return;
       this.listenUrls = join.listen;
+      if (join.grant) {
+        // admitted: the grant rejoins from now on (the same listener), the password is forgotten
+        this.access = { grant: join.grant.token };
+        storeGrant(stationId, join.grant.token);
+      }
       const session = await this.transport.connect(join, abort.signal);
       if (gen !== this.sessionGen) {
         session.close();
@@ -578,6 +608,16 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
   }
 
   private onConnectFailure(e: ApiError): void {
+    // wrong passwords are limited: never retried by themselves
+    const passwordLimited = e.status === 429 && !!this.access.password;
+    if ((e.tag && PRIVATE_TAGS.includes(e.tag)) || passwordLimited) {
+      // a grant that no longer admits is dropped; the listener may enter the password (setAccess)
+      if (this._station) storeGrant(this._station.id, null);
+      this.access = {};
+      this.wantPlay = false;
+      this.halt('private', e);
+      return;
+    }
     switch (e.tag) {
       case PlayerErrorTag.DomainNotAllowed:
         this.halt('not-allowed', e);
@@ -702,7 +742,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
   }
 
   /** A terminal state for this station: no more calls until the station changes. */
-  private halt(state: 'error' | 'not-allowed', error: ApiError): void {
+  private halt(state: 'error' | 'not-allowed' | 'private', error: ApiError): void {
     this.halted = true;
     this.clearRetry();
     this.stopPolling();
@@ -719,6 +759,35 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     this._state = state;
     if (!this.destroyed) this.emit('state', { state, previous, error });
   }
+}
+
+const GRANT_KEY = 'rb:listen-grant:';
+
+/** The grant this browser was given for a private station (kept across visits), or undefined. */
+function storedGrant(stationId: string): string | undefined {
+  try {
+    return globalThis.localStorage?.getItem(GRANT_KEY + stationId) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function storeGrant(stationId: string, token: string | null): void {
+  try {
+    if (token) globalThis.localStorage?.setItem(GRANT_KEY + stationId, token);
+    else globalThis.localStorage?.removeItem(GRANT_KEY + stationId);
+  } catch {
+    // storage refused (private mode, sandboxed frame): the grant lives for this page only
+  }
+}
+
+/** Only the fields that are set. */
+function compact(access: JoinAccess): JoinAccess {
+  const out: JoinAccess = {};
+  if (access.invite) out.invite = access.invite;
+  if (access.password) out.password = access.password;
+  if (access.grant) out.grant = access.grant;
+  return out;
 }
 
 function toApiError(err: unknown): ApiError {

@@ -77,6 +77,10 @@ const TEXT = {
   joinFailed: JOIN_FAILED_MESSAGE,
   retry: 'Retry',
   missing: 'No station set. Use station="username/station-slug".',
+  private: 'This is a private station. Open your invite link, or enter its password.',
+  wrongPassword: 'Wrong password. Try again.',
+  revoked: 'Your access to this private station was revoked.',
+  listen: 'Listen',
 } as const;
 
 const ICONS = {
@@ -141,6 +145,9 @@ interface Parts {
   volume: HTMLInputElement;
   controls: HTMLDivElement;
   audio: HTMLAudioElement;
+  /** A private station's password form. */
+  unlock: HTMLFormElement;
+  password: HTMLInputElement;
 }
 
 /**
@@ -161,7 +168,7 @@ interface Parts {
  * `play-button`, `volume`.
  */
 export class RadioPlayerElement extends Base {
-  static readonly observedAttributes = ['station', 'theme', 'autoplay', 'api-base'];
+  static readonly observedAttributes = ['station', 'theme', 'autoplay', 'api-base', 'invite'];
 
   private parts: Parts | null = null;
   private client: ListeningClient | null = null;
@@ -203,6 +210,13 @@ export class RadioPlayerElement extends Base {
   }
   set apiBase(value: string) {
     this.setAttribute('api-base', value);
+  }
+  /** A private station's invite token (from its invite link's `?invite=`). */
+  get invite(): string {
+    return this.getAttribute('invite') ?? '';
+  }
+  set invite(value: string) {
+    this.setAttribute('invite', value);
   }
   /** The listening state (see ListeningClient). */
   get state(): PlayerState {
@@ -259,6 +273,9 @@ export class RadioPlayerElement extends Base {
           this.render();
         }
         break;
+      case 'invite':
+        if (value) this.client?.setAccess({ invite: value });
+        break;
       // 'autoplay' only matters when the element is connected.
     }
   }
@@ -273,6 +290,8 @@ export class RadioPlayerElement extends Base {
       audio: this.parts.audio,
     });
     this.client = client;
+    const invite = this.getAttribute('invite');
+    if (invite) client.setAccess({ invite });
     client.on('state', ({ state }) => {
       if (state === 'live') {
         claimMediaSession(this, {
@@ -367,7 +386,20 @@ export class RadioPlayerElement extends Base {
       }),
       audio: h('audio', { preload: 'none' }),
       controls: h('div', { class: 'controls', part: 'controls' }),
+      unlock: h('form', { class: 'unlock', part: 'unlock', hidden: '' }),
+      password: h('input', {
+        type: 'password',
+        name: 'password',
+        autocomplete: 'current-password',
+        required: '',
+        'aria-label': 'Station password',
+        placeholder: 'Station password',
+      }),
     };
+    parts.unlock.append(
+      parts.password,
+      h('button', { type: 'submit', class: 'unlock-button' }, TEXT.listen),
+    );
     parts.controls.append(parts.play, parts.mute, parts.volume);
     parts.play.append(parts.playLabel);
     parts.count.append(icon(ICONS.person), parts.countText, parts.countLabel);
@@ -381,9 +413,17 @@ export class RadioPlayerElement extends Base {
       ),
       h('div', { class: 'main' }, parts.name, parts.by, parts.np),
       parts.message,
+      parts.unlock,
       parts.controls,
       parts.audio,
     );
+    parts.unlock.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const password = parts.password.value;
+      if (!password) return;
+      parts.password.value = '';
+      this.client?.setAccess({ password });
+    });
     root.append(parts.card);
 
     parts.play.addEventListener('click', () => {
@@ -428,7 +468,17 @@ export class RadioPlayerElement extends Base {
     const stationReconnecting = station?.status === 'reconnecting';
     const playing = client?.playing ?? false;
 
-    for (const s of ['idle', 'connecting', 'live', 'offline', 'error', 'blocked', 'not-allowed']) {
+    p.unlock.hidden = state !== 'private';
+    for (const s of [
+      'idle',
+      'connecting',
+      'live',
+      'offline',
+      'error',
+      'blocked',
+      'not-allowed',
+      'private',
+    ]) {
       p.card.classList.toggle(s, s === state && s !== 'live');
     }
     p.card.classList.toggle('live', stationLive && state !== 'not-allowed' && state !== 'error');
@@ -481,7 +531,8 @@ export class RadioPlayerElement extends Base {
     p.card.classList.toggle('retry', retry);
     setText(p.playLabel, retry ? TEXT.retry : TEXT.blocked);
     p.playLabel.hidden = state !== 'blocked' && !retry;
-    p.play.disabled = !client || (state === 'error' && !retry) || state === 'not-allowed';
+    p.play.disabled =
+      !client || (state === 'error' && !retry) || state === 'not-allowed' || state === 'private';
     // No controls once refused (`.not-allowed .controls` in the styles).
     // Play is offered once the site is known to be allowed (the controls keep their place meanwhile).
     p.card.classList.toggle('checking', !!station && asked?.allowed === null);
@@ -510,6 +561,19 @@ export class RadioPlayerElement extends Base {
         return TEXT.blocked;
       case 'not-allowed':
         return TEXT.notAllowed;
+      case 'private':
+        switch (error?.tag) {
+          case PlayerErrorTag.WrongPassword:
+            return TEXT.wrongPassword;
+          case PlayerErrorTag.GrantRevoked:
+            return TEXT.revoked;
+          case PlayerErrorTag.InviteInvalid:
+            return `${errorMessageOf(error)} ${TEXT.private}`;
+          case PlayerErrorTag.RateLimited:
+            return errorMessageOf(error);
+          default:
+            return TEXT.private;
+        }
       case 'error':
         switch (error?.tag) {
           case PlayerErrorTag.InvalidStation:
@@ -528,6 +592,18 @@ export class RadioPlayerElement extends Base {
         }
     }
   }
+}
+
+/** The server's own message from an API error ('This invite link has expired'). */
+function errorMessageOf(error: { message: string } | null): string {
+  const json = error?.message.slice(error.message.indexOf('{'));
+  try {
+    const body = JSON.parse(json ?? '') as { message?: unknown };
+    if (typeof body.message === 'string') return body.message;
+  } catch {
+    // not JSON
+  }
+  return error?.message ?? '';
 }
 
 declare global {

@@ -10,7 +10,7 @@ export type {
   ListeningTransport,
   StateChange,
 } from './client.js';
-export { ApiError, PlayerApi, PlayerErrorTag } from './api.js';
+export { ApiError, PlayerApi, PlayerErrorTag, PRIVATE_TAGS } from './api.js';
 export { mediaElementSink, type AudioSink } from './audio-sink.js';
 export { DEFAULT_BACKOFF, backoffDelay, type BackoffOptions } from './backoff.js';
 export {

@@ -27,7 +27,11 @@ a.name:hover{text-decoration:underline}
 .artist{margin:0;color:var(--muted);white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .message{margin:0;min-height:1.4em;color:var(--muted);font-size:.95em}
 .error .message,.not-allowed .message{color:var(--fg);font-weight:600}
-.not-allowed .controls{display:none}
+.not-allowed .controls,.private .controls{display:none}
+.private .message{color:var(--fg);font-weight:600}
+.unlock{display:flex;gap:8px;margin-top:8px}.unlock[hidden]{display:none}
+.unlock input{flex:1;min-width:0;padding:8px 10px;border-radius:8px;border:1px solid currentColor;background:transparent;color:inherit;font:inherit}
+.unlock-button{padding:8px 14px;border-radius:8px;border:0;font:inherit;font-weight:600;cursor:pointer}
 .checking .controls{visibility:hidden}
 .controls{display:flex;align-items:center;gap:10px;flex:none}
 button{font:inherit;color:inherit;cursor:pointer;border:0;background:none;display:inline-flex;align-items:center;justify-content:center;border-radius:999px}

@@ -45,6 +45,15 @@ export interface JoinStationResponse {
   iceServers: IceServer[];
   /** Signed HTTP stream URLs for the fallback; they work even when the stream URL is private. */
   listen: { ogg: string; mp3: string };
+  /** A private station's listening grant for this listener (sent again as `grant` to rejoin). */
+  grant?: { token: string; expiresAt: string; via: string };
+}
+
+/** What a private station admits by: an invite link's token, its password, an earlier grant. */
+export interface JoinAccess {
+  invite?: string;
+  password?: string;
+  grant?: string;
 }
 
 /** `username/station-slug`, parsed. */
@@ -65,6 +74,8 @@ export type StationLocator = StationRef | { id: string };
  * - `error`: the station cannot be played (not found, malformed address, no WebRTC); see `error`.
  * - `blocked`: the browser refused to start audio without a user gesture ('Click to play').
  * - `not-allowed`: the station owner does not allow playback on this site (DOMAIN_NOT_ALLOWED).
+ * - `private`: a private station that needs an invite link or its password (`setAccess`), or whose
+ *   access was revoked; `error` says which.
  */
 export type PlayerState =
-  'idle' | 'connecting' | 'live' | 'offline' | 'error' | 'blocked' | 'not-allowed';
+  'idle' | 'connecting' | 'live' | 'offline' | 'error' | 'blocked' | 'not-allowed' | 'private';

@@ -18,6 +18,8 @@ export interface RadioPlayerAttributes extends DetailedHTMLProps<
   autoplay?: boolean | 'true' | 'false';
   /** Origin of the Radio Broadcaster API; defaults to where the script was loaded from. */
   'api-base'?: string;
+  /** A private station's invite token (its invite link's `?invite=`). */
+  invite?: string;
 }
 
 declare module 'react' {

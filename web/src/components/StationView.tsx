@@ -16,6 +16,7 @@ import { recordingQueries } from '../queries/recordings.queries';
 import { LoadError } from './LoadError';
 import { formatDuration, formatWhen, ReplayList } from './Replays';
 import { usePlayback } from '../lib/use-playback';
+import { PrivateUnlock } from './access/PrivateUnlock';
 import { HeadphonesIcon, PlayIcon, StopIcon, VolumeIcon } from './icons';
 import { NextShow } from './NextShow';
 
@@ -115,6 +116,7 @@ const STATE_TEXT: Record<string, string> = {
   error: 'Cannot play this station',
   blocked: 'The browser blocked audio: press Play',
   'not-allowed': "This station can't be played on this site.",
+  private: 'Private station',
 };
 
 /**
@@ -171,6 +173,7 @@ export function PlayerControls({ station }: { station: Station }) {
           : (STATE_TEXT[state] ?? state)}
         {errorText ? ` — ${errorText}` : ''}
       </p>
+      {state === 'private' ? <PrivateUnlock onUnlock={playback.unlock} /> : null}
       {viaHttp && state === 'live' ? (
         <p className="player-note muted small" data-testid="player-http">
           Playing the HTTP stream: a live connection could not be made from this network (a few

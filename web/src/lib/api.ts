@@ -105,8 +105,15 @@ export const api = {
       apiUpload<Station>(`/api/stations/${seg(stationId)}/cover`, file),
     removeCover: (stationId: string) =>
       apiFetch<Station>(`/api/stations/${seg(stationId)}/cover`, 'DELETE'),
-    joinAsReceiver: (stationId: string) =>
-      apiFetch<JoinStationResponse>('/api/joinStationAsReceiver', 'POST', { stationId }),
+    /** `access`: a private station's invite token, password or earlier grant. */
+    joinAsReceiver: (
+      stationId: string,
+      access: { invite?: string; password?: string; grant?: string } = {},
+    ) =>
+      apiFetch<JoinStationResponse>('/api/joinStationAsReceiver', 'POST', {
+        stationId,
+        ...access,
+      }),
     refreshToken: (stationId: string) =>
       apiFetch<StationToken>('/api/stations/token/refresh', 'POST', { stationId }),
   },

@@ -17,6 +17,8 @@ declare module '@tanstack/react-query' {
       errorTitle?: string;
       /** false: the caller shows the failure itself (e.g. inline form messages). */
       errorToast?: boolean;
+      /** Error tags the caller shows itself (no toast for those). */
+      quietTags?: readonly string[];
     };
   }
 }
@@ -44,6 +46,8 @@ export function createQueryClient(): QueryClient {
     mutationCache: new MutationCache({
       onError: (error, _vars, _ctx, mutation) => {
         if (mutation.meta?.errorToast === false) return;
+        const tag = (error as { tag?: string }).tag;
+        if (tag && mutation.meta?.quietTags?.includes(tag)) return;
         showErrorToast(error, mutation.meta?.errorTitle);
       },
     }),

@@ -1,4 +1,9 @@
-import { SOCKET_EVENTS, type StationUpdatePush } from '@radiobroadcaster/contracts';
+import {
+  SOCKET_EVENTS,
+  type StationAccessPush,
+  type StationUpdatePush,
+} from '@radiobroadcaster/contracts';
+import { toast } from 'sonner';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { io, type Socket } from 'socket.io-client';
@@ -7,6 +12,7 @@ import { applyStationPush, stationKeys } from '../queries/station.queries';
 interface ServerToClient {
   [SOCKET_EVENTS.update]: (push: StationUpdatePush) => void;
   [SOCKET_EVENTS.deleted]: (push: { id: string }) => void;
+  [SOCKET_EVENTS.access]: (push: StationAccessPush) => void;
 }
 /** The join acknowledgement carries the station's current state. */
 type JoinAck = { ok: true; station?: StationUpdatePush } | { ok: false; error?: string };
@@ -53,13 +59,25 @@ export function useStationUpdates(stationId: string | undefined, enabled = true)
         void queryClient.refetchQueries({ queryKey: stationKeys.detail(stationId) });
     };
     onJoined = (push) => applyStationPush(queryClient, push);
+    // The owner made the station private: listeners without access hear it out, then stop.
+    const onAccess = (push: StationAccessPush) => {
+      if (push.id !== stationId) return;
+      toast.warning(
+        push.endsInSeconds > 0
+          ? `This station is now private: listening ends in ${push.endsInSeconds} seconds unless you have an invite or its password.`
+          : 'Your access to this private station ended.',
+        { id: `access-${stationId}`, duration: 10_000 },
+      );
+    };
     s.on(SOCKET_EVENTS.update, onUpdate);
     s.on(SOCKET_EVENTS.deleted, onDeleted);
+    s.on(SOCKET_EVENTS.access, onAccess);
     rooms.set(stationId, (rooms.get(stationId) ?? 0) + 1);
     if (s.connected) joinRoom(s, stationId);
     return () => {
       s.off(SOCKET_EVENTS.update, onUpdate);
       s.off(SOCKET_EVENTS.deleted, onDeleted);
+      s.off(SOCKET_EVENTS.access, onAccess);
       const n = (rooms.get(stationId) ?? 1) - 1;
       if (n > 0) rooms.set(stationId, n);
       else {

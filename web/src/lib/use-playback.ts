@@ -1,11 +1,14 @@
 import { ErrorTag, type Station } from '@radiobroadcaster/contracts';
 import {
   ApiError as PlayerApiError,
+  PRIVATE_TAGS,
   ListeningClient,
   connectWhep,
   type ListeningTransport,
   type PlayerState,
 } from '@radiobroadcaster/player';
+
+type JoinAccess = { invite?: string; password?: string; grant?: string };
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { stationKeys, stationQueries } from '../queries/station.queries';
@@ -62,9 +65,12 @@ export function usePlayback(station: Station) {
   const stationId = station.id;
 
   const join = useMutation({
-    mutationFn: (id: string) => api.stations.joinAsReceiver(id),
-    meta: { errorTitle: 'Failed to join station' },
-    onSuccess: (_data, id) => queryClient.invalidateQueries({ queryKey: stationKeys.detail(id) }),
+    mutationFn: ({ id, access }: { id: string; access?: JoinAccess }) =>
+      api.stations.joinAsReceiver(id, access),
+    // a private station's refusal is shown by the player itself (its password form)
+    meta: { errorTitle: 'Failed to join station', quietTags: PRIVATE_TAGS },
+    onSuccess: (_data, { id }) =>
+      queryClient.invalidateQueries({ queryKey: stationKeys.detail(id) }),
   });
   const joinRef = useRef(join.mutateAsync);
   joinRef.current = join.mutateAsync;
@@ -80,9 +86,9 @@ export function usePlayback(station: Station) {
           queryClient.fetchQuery(stationQueries.detail(id))
         );
       },
-      join: async (id) => {
+      join: async (id, _signal, access) => {
         try {
-          return await joinRef.current(id);
+          return await joinRef.current({ id, access });
         } catch (err) {
           throw toPlayerError(err);
         }
@@ -90,12 +96,17 @@ export function usePlayback(station: Station) {
       connect: (joined, signal) => connectWhep(joined, { signal }),
     };
     const client = new ListeningClient({ station: { id: stationId }, audio, transport });
+    // an invite link opens the station page with `?invite=`: it admits this listener
+    const invite = new URLSearchParams(window.location.search).get('invite');
+    if (invite) client.setAccess({ invite });
     client.on('transport', (t) => setViaHttp(t === 'http'));
     client.on('state', ({ state: next, previous, error }) => {
       setState(next);
       setWanted(client.playing);
       setErrorText(
-        next === 'error' || next === 'not-allowed' ? toastContentFor(error).description : null,
+        next === 'error' || next === 'not-allowed' || next === 'private'
+          ? toastContentFor(error).description
+          : null,
       );
       // A station that is not broadcasting gets the 'Station offline' toast, whether the
       // join was refused or the client already knew (same toast id, so never twice).
@@ -193,9 +204,23 @@ export function usePlayback(station: Station) {
     }
   }, []);
 
+  /** A private station's password, from the player's form: listening starts when it admits. */
+  const unlock = useCallback(
+    (password: string) => {
+      let client = clientRef.current ?? createClient();
+      clientRef.current = client;
+      if (!client) return;
+      setWanted(true);
+      client.setAccess({ password });
+      if (client.state !== 'private') client.play();
+    },
+    [createClient],
+  );
+
   return {
     audioRef,
     state,
+    unlock,
     viaHttp,
     wanted: active,
     errorText,

@@ -4,6 +4,7 @@ import { createFileRoute, useNavigate } from '@tanstack/react-router';
 import { z } from 'zod';
 import { AuthRequiredOrError } from '../../components/AuthRequired';
 import { useLiveStation } from '../../components/LiveStation';
+import { AccessCard } from '../../components/studio/AccessCard';
 import { ArtworkCard } from '../../components/studio/ArtworkCard';
 import { BroadcastCard } from '../../components/studio/BroadcastCard';
 import { CreateStationCard } from '../../components/studio/CreateStationCard';
@@ -120,6 +121,7 @@ function StationStudio({ initial, onDeleted }: { initial: Station; onDeleted: ()
       <NowPlayingCard station={station} />
       <OtherSoftwareCard station={station} />
       <PublicStreamCard station={station} />
+      <AccessCard station={station} />
       <RelaysCard station={station} />
       <RecordingsCard station={station} />
       <ArtworkCard station={station} />

@@ -8,11 +8,15 @@ import { stationRoute } from '../../../lib/station-route';
 import { stationQueries } from '../../../queries/station.queries';
 
 /** Theme is light or dark; anything else (or nothing) becomes dark, the documented default. */
-const EmbedSearch = z.object({ theme: z.enum(['light', 'dark']).catch('dark') });
+const EmbedSearch = z.object({
+  theme: z.enum(['light', 'dark']).catch('dark'),
+  /** A private station's invite token: the player admits its holder. */
+  invite: z.string().max(2048).optional().catch(undefined),
+});
 export type EmbedTheme = z.infer<typeof EmbedSearch>['theme'];
 
 export const Route = createFileRoute('/embed/$username/$stationSlug')({
-  validateSearch: (search: Record<string, unknown>): { theme?: EmbedTheme } =>
+  validateSearch: (search: Record<string, unknown>): { theme?: EmbedTheme; invite?: string } =>
     EmbedSearch.parse(search),
   ...stationRoute(
     (p: { username: string; stationSlug: string }) =>
@@ -44,7 +48,7 @@ function refusedSite(): string | null {
 
 function EmbedPlayerPage() {
   const { station, error } = Route.useLoaderData();
-  const { theme = 'dark' } = Route.useSearch();
+  const { theme = 'dark', invite } = Route.useSearch();
   useThemeClass(theme);
   const refused = refusedSite();
   // The demo too: the server publishes it as a real station.
@@ -69,6 +73,7 @@ function EmbedPlayerPage() {
             station={`${station.broadcaster.username}/${station.slug}`}
             theme={theme}
             api-base={location.origin}
+            {...(invite ? { invite } : {})}
             data-testid="embed-player"
           />
         </>
