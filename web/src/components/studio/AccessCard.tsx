@@ -58,9 +58,7 @@ export function AccessCard({ station }: { station: Station }) {
       refresh();
     },
   });
-  const current = visibility.isPending
-    ? visibility.variables
-    : (overview.data?.visibility ?? 'public');
+  const current = visibility.isPending ? visibility.variables : overview.data?.visibility;
   const page = `/${station.broadcaster.username}/${station.slug}`;
 
   return (
