@@ -31,7 +31,8 @@ a.name:hover{text-decoration:underline}
 .private .message{color:var(--fg);font-weight:600}
 .unlock{display:flex;gap:8px;margin-top:8px}.unlock[hidden]{display:none}
 .unlock input{flex:1;min-width:0;padding:8px 10px;border-radius:8px;border:1px solid currentColor;background:transparent;color:inherit;font:inherit}
-.unlock-button{padding:8px 14px;border-radius:8px;border:0;font:inherit;font-weight:600;cursor:pointer}
+.unlock input{border-color:var(--line)}
+.unlock-button{padding:8px 16px;border-radius:8px;border:0;font:inherit;font-weight:600;cursor:pointer;background:var(--accent);color:var(--on-accent)}
 .checking .controls{visibility:hidden}
 .controls{display:flex;align-items:center;gap:10px;flex:none}
 button{font:inherit;color:inherit;cursor:pointer;border:0;background:none;display:inline-flex;align-items:center;justify-content:center;border-radius:999px}

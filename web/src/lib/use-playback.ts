@@ -18,6 +18,7 @@ import { isDemoStationId } from './demo';
 import { DemoTone } from './demo-audio';
 import { clearMediaSession, setMediaSessionPlaying, setStationMediaSession } from './media-session';
 import { showErrorToast, toastContentFor } from './toasts';
+import { privateMessage } from '../components/access/PrivateUnlock';
 
 export type PlaybackState = PlayerState;
 
@@ -104,9 +105,11 @@ export function usePlayback(station: Station) {
       setState(next);
       setWanted(client.playing);
       setErrorText(
-        next === 'error' || next === 'not-allowed' || next === 'private'
-          ? toastContentFor(error).description
-          : null,
+        next === 'private'
+          ? privateMessage(error)
+          : next === 'error' || next === 'not-allowed'
+            ? toastContentFor(error).description
+            : null,
       );
       // A station that is not broadcasting gets the 'Station offline' toast, whether the
       // join was refused or the client already knew (same toast id, so never twice).

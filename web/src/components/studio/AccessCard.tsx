@@ -197,6 +197,7 @@ function InvitesSection({
         }}
       >
         <input
+          className="input"
           aria-label="Label (optional)"
           placeholder="Label, e.g. members"
           maxLength={60}
@@ -205,6 +206,7 @@ function InvitesSection({
           data-testid="invite-label"
         />
         <input
+          className="input"
           aria-label="Most listeners (optional)"
           placeholder="Max listeners"
           type="number"
@@ -213,6 +215,7 @@ function InvitesSection({
           onChange={(e) => setMaxUses(e.target.value)}
         />
         <input
+          className="input"
           aria-label="Expires after days (optional)"
           placeholder="Days valid"
           type="number"
@@ -302,6 +305,7 @@ function PasswordSection({
         }}
       >
         <input
+          className="input"
           type="password"
           autoComplete="new-password"
           aria-label="New station password"
@@ -368,6 +372,7 @@ function ListenersSection({
         }}
       >
         <input
+          className="input"
           type="email"
           aria-label="Listener e-mail"
           placeholder="name@example.com"
