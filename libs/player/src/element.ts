@@ -571,6 +571,7 @@ export class RadioPlayerElement extends Base {
             return `${errorMessageOf(error)} ${TEXT.private}`;
           case PlayerErrorTag.RateLimited:
             return errorMessageOf(error);
+          case undefined:
           default:
             return TEXT.private;
         }

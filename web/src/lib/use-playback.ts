@@ -210,7 +210,7 @@ export function usePlayback(station: Station) {
   /** A private station's password, from the player's form: listening starts when it admits. */
   const unlock = useCallback(
     (password: string) => {
-      let client = clientRef.current ?? createClient();
+      const client = clientRef.current ?? createClient();
       clientRef.current = client;
       if (!client) return;
       setWanted(true);
