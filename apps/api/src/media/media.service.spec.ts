@@ -21,6 +21,8 @@ import { testConfig } from '../testing/test-app.js';
 import { MEDIA_ENGINE } from './media.providers.js';
 import { ListeningSessions } from '../stats/listening-sessions.service.js';
 import { MediaService, type Caller } from './media.service.js';
+import { AccessService } from '../access/access.service.js';
+import { AccessSessions } from '../access/access-sessions.js';
 import { StreamKeysService } from '../radio/stream-keys.service.js';
 import { ListenGrants } from '../radio/listen-grants.js';
 import { IceServersService } from '../turn/ice-servers.service.js';
@@ -82,6 +84,12 @@ describe('MediaService (fake engine, no app)', () => {
         MetricsService,
         IceServersService,
         ListenGrants,
+        AccessSessions,
+        // private stations have their own tests (access.spec, private-station e2e): public here
+        {
+          provide: AccessService,
+          useValue: { admit: async () => null, grantValid: async () => true },
+        },
         { provide: APP_CONFIG, useValue: config },
         { provide: MEDIA_ENGINE, useValue: engine },
         { provide: SessionStore, useValue: sessions },
