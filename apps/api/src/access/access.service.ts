@@ -260,6 +260,30 @@ export class AccessService {
     return { via: 'invite', gid: `invite:${invite.id}`, lid, label: invite.label };
   }
 
+  /**
+   * 403 PRIVATE_STATION unless the caller may hear `station`: it is not private, the caller owns
+   * it, or `grant` (a listening grant, `?grant=`) still admits. For what only listeners may see
+   * (a private station's schedule and calendar, its replays).
+   */
+  async assertMayHear(
+    station: StationEntity,
+    userId: string | undefined,
+    grant: unknown,
+  ): Promise<void> {
+    if (station.visibility !== 'private' || station.broadcasterId === userId) return;
+    if (typeof grant === 'string' && grant) {
+      try {
+        if (await this.grantValid(station.id, this.grants.verify(grant, station.id))) return;
+      } catch {
+        // refused below
+      }
+    }
+    throw new AppError(
+      ErrorTag.PrivateStation,
+      'This is a private station: its schedule is for its listeners',
+    );
+  }
+
   /** Whether a grant's claims still admit to the station as it is now. */
   async grantValid(
     stationId: string,

@@ -326,6 +326,42 @@ describe('private stations: access API, admission and leaks', () => {
     ).toEqual({ ok: true });
   });
 
+  it("keeps a private station's schedule and calendar to its owner and admitted listeners", async () => {
+    for (const path of [
+      `/api/stations/${priv.id}/shows`,
+      `/${owner.username}/${priv.slug}/schedule.ics`,
+    ]) {
+      for (const auth of [{}, stranger.auth]) {
+        const res = await fetch(`${t.url}${path}`, { headers: auth });
+        expect([path, res.status]).toEqual([path, 403]);
+        expect(((await res.json()) as Json).error).toBe('PRIVATE_STATION');
+      }
+      expect((await fetch(`${t.url}${path}`, { headers: owner.auth })).status).toBe(200);
+    }
+    // a listener with a grant
+    const invite = (await call('POST', '/api/stations/invites', { stationId: priv.id }))
+      .body as unknown as Invite;
+    const { StationsService } = await import('../stations/stations.service.js');
+    const station = await t.app.get(StationsService).entity(priv.id);
+    const access = t.app.get(AccessService);
+    const grant = access.issueGrant(
+      station,
+      (await access.admit(station, { invite: invite.token }, null))!,
+      null,
+      t.url,
+    );
+    secrets.push(invite.token, grant.token);
+    expect(
+      (await fetch(`${t.url}/api/stations/${priv.id}/shows?grant=${grant.token}`)).status,
+    ).toBe(200);
+    expect(
+      (await fetch(`${t.url}/${owner.username}/${priv.slug}/schedule.ics?grant=${grant.token}`))
+        .status,
+    ).toBe(200);
+    // unlisted: anyone with the link
+    expect((await fetch(`${t.url}/api/stations/${unlisted.id}/shows`)).status).toBe(200);
+  });
+
   it('leaks nothing about a private station through any public GET', async () => {
     const doc = (await (await fetch(`${t.url}/api/docs-json`)).json()) as {
       paths: Record<string, Record<string, unknown>>;

@@ -1,4 +1,4 @@
-import { Controller, Get, Header, Inject, Param, Query, Res } from '@nestjs/common';
+import { Controller, Get, Header, Inject, Param, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   CreateShowRequest,
@@ -9,7 +9,11 @@ import {
   StationId,
   UpdateShowRequest,
 } from '@radiobroadcaster/contracts';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { AccessService } from '../access/access.service.js';
+import { OptionalSessionGuard } from '../auth/session.guard.js';
+import { StationsService } from '../stations/stations.service.js';
 import type { AuthContext } from '../auth/auth-context.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { ZodPipe } from '../common/zod.pipe.js';
@@ -32,6 +36,8 @@ export class ShowsController extends OwnedItemsController<Show, UpdateShowReques
   constructor(
     @Inject(ShowsService) private readonly shows: ShowsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(AccessService) private readonly access: AccessService,
+    @Inject(StationsService) private readonly stations: StationsService,
   ) {
     super(shows);
   }
@@ -54,27 +60,42 @@ export class ShowsController extends OwnedItemsController<Show, UpdateShowReques
     summary:
       "A station's shows and their occurrences overlapping [from, to) (default: the next 14 days; at most 92 days and 500 occurrences), each upcoming, live, aired or missed",
   })
-  feed(
+  // a private station's schedule: its owner, or a listener with a grant (`?grant=`)
+  @UseGuards(OptionalSessionGuard)
+  async feed(
     @Param('id', new ZodPipe(StationId)) stationId: string,
-    @Query(new ZodPipe(ShowsQuery)) query: ShowsQuery,
+    @Query(new ZodPipe(ShowsQuery.extend({ grant: z.string().max(2048).optional() })))
+    query: ShowsQuery & { grant?: string },
+    @CurrentUser() user: AuthContext | undefined,
   ): Promise<ShowsResponse> {
-    return this.shows.feed(stationId, query);
+    await this.access.assertMayHear(
+      await this.stations.entity(stationId),
+      user?.userId,
+      query.grant,
+    );
+    const { grant: _grant, ...window } = query;
+    return this.shows.feed(stationId, window);
   }
 
   @Get(':username/:slug/schedule.ics')
   @ApiOperation({ summary: "A station's shows as an iCalendar feed (RFC 5545)" })
+  @UseGuards(OptionalSessionGuard)
   async calendar(
     @Param('username') username: string,
     @Param('slug') slug: string,
+    @Req() req: Request,
     @Res() res: Response,
+    @CurrentUser() user: AuthContext | undefined,
   ): Promise<void> {
     const { station, shows } = await this.shows.byAddress(username, slug);
+    await this.access.assertMayHear(station, user?.userId, req.query.grant);
     res
       .status(200)
       .set({
         'Content-Type': 'text/calendar; charset=utf-8',
         'Content-Disposition': `inline; filename="${station.slug}.ics"`,
-        'Cache-Control': 'public, max-age=300',
+        'Cache-Control':
+          station.visibility === 'private' ? 'private, no-store' : 'public, max-age=300',
       })
       .send(showsCalendar(station, shows, this.config.publicUrl));
   }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccessModule } from '../access/access.module.js';
 import { StationsModule } from '../stations/stations.module.js';
 import { StatsModule } from '../stats/stats.module.js';
 import { ShowEntity } from './show.entity.js';
@@ -9,7 +10,7 @@ import { ShowsService } from './shows.service.js';
 
 /** Shows on a station's schedule, their occurrences and the station's iCalendar feed. */
 @Module({
-  imports: [TypeOrmModule.forFeature([ShowEntity]), StationsModule, StatsModule],
+  imports: [TypeOrmModule.forFeature([ShowEntity]), StationsModule, StatsModule, AccessModule],
   controllers: [ShowsController],
   providers: [ShowsRepository, ShowsService],
   exports: [ShowsService],
