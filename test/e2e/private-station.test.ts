@@ -287,6 +287,54 @@ describe('private stations over HTTP (/listen, playlists, join, WHEP)', () => {
     expect(((await old.json()) as { error: string }).error).toBe('GRANT_REVOKED');
   });
 
+  it('a third-party WHEP client plays with the grant as its bearer; revoking the invite stops its audio within 5 s', async () => {
+    const { WhepListener } = await import('../../apps/cli/src/index.js');
+    const i = await createInvite('whep app');
+    const joined = (await (
+      await post('/api/joinStationAsReceiver', { stationId: s.id, invite: i.token }, {})
+    ).json()) as JoinStationResponse;
+    let packets = 0;
+    const listener = new WhepListener({
+      whepUrl: `${api.url}/whep/${s.id}`,
+      token: joined.grant!.token,
+      record: () => packets++,
+    });
+    try {
+      await listener.start();
+      await waitUntil(async () => packets > 50, 15_000, 'audio over WHEP');
+      const res = await fetch(`${api.url}/api/stations/invites/${i.id}`, {
+        method: 'DELETE',
+        headers: owner.auth,
+      });
+      expect(res.status).toBe(204);
+      // no more audio: the count stops moving (checked over a second), within 5 s
+      const t0 = Date.now();
+      let last = packets;
+      let since = Date.now();
+      await waitUntil(
+        async () => {
+          if (packets !== last) [last, since] = [packets, Date.now()];
+          return Date.now() - since >= 1000;
+        },
+        6000,
+        'the WHEP audio to stop',
+      );
+      expect(since - t0).toBeLessThan(5000);
+    } finally {
+      await listener.stop().catch(() => undefined);
+    }
+    // a tampered bearer is refused
+    const tampered = await fetch(`${api.url}/whep/${s.id}`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/sdp',
+        Authorization: `Bearer ${joined.grant!.token}x`,
+      },
+      body: 'v=0\r\n',
+    });
+    expect(tampered.status).toBe(401);
+  }, 60_000);
+
   it('counts distinct listeners against maxUses', async () => {
     const invite = await createInvite('two seats', { maxUses: 2 });
     const join = () =>
