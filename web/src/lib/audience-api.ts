@@ -11,6 +11,7 @@ import type {
   WebhooksResponse,
 } from '@radiobroadcaster/contracts';
 import { apiFetch } from './api';
+import { grantAt, grantFor, withGrant } from './listen-grant';
 
 const seg = encodeURIComponent;
 
@@ -41,10 +42,15 @@ export const audienceApi = {
       apiFetch<RecordingSetting>('/api/stations/recording', 'POST', data),
     /** The owner gets every recording; anyone else the published, finished ones. */
     list: (stationId: string) =>
-      apiFetch<Recording[]>(`/api/stations/${seg(stationId)}/recordings`),
+      apiFetch<Recording[]>(
+        withGrant(`/api/stations/${seg(stationId)}/recordings`, grantFor(stationId)),
+      ),
     byAddress: (username: string, slug: string, recordingId: string) =>
       apiFetch<Recording>(
-        `/api/users/${seg(username)}/stations/${seg(slug)}/recordings/${seg(recordingId)}`,
+        withGrant(
+          `/api/users/${seg(username)}/stations/${seg(slug)}/recordings/${seg(recordingId)}`,
+          grantAt(username, slug),
+        ),
       ),
     update: (data: UpdateRecordingRequest) =>
       apiFetch<Recording>('/api/stations/recordings/update', 'POST', data),
@@ -53,7 +59,17 @@ export const audienceApi = {
   },
 };
 
-/** The recording's audio on this site (HTTP Range for seeking); `download` asks to save it. */
-export function recordingAudioPath(recordingId: string, download = false): string {
-  return `/api/recordings/${seg(recordingId)}/audio.ogg${download ? '?download=1' : ''}`;
+/**
+ * The recording's audio on this site (HTTP Range for seeking); `download` asks to save it; `grant`:
+ * a private station's listening grant.
+ */
+export function recordingAudioPath(
+  recordingId: string,
+  download = false,
+  grant: string | null = null,
+): string {
+  return withGrant(
+    `/api/recordings/${seg(recordingId)}/audio.ogg${download ? '?download=1' : ''}`,
+    grant,
+  );
 }

@@ -19,6 +19,7 @@ import { DemoTone } from './demo-audio';
 import { clearMediaSession, setMediaSessionPlaying, setStationMediaSession } from './media-session';
 import { showErrorToast, toastContentFor } from './toasts';
 import { privateMessage } from '../components/access/PrivateUnlock';
+import { rememberGrantAt } from './listen-grant';
 
 export type PlaybackState = PlayerState;
 
@@ -70,8 +71,11 @@ export function usePlayback(station: Station) {
       api.stations.joinAsReceiver(id, access),
     // a private station's refusal is shown by the player itself (its password form)
     meta: { errorTitle: 'Failed to join station', quietTags: PRIVATE_TAGS },
-    onSuccess: (_data, { id }) =>
-      queryClient.invalidateQueries({ queryKey: stationKeys.detail(id) }),
+    onSuccess: (data, { id }) => {
+      // a private station's grant: its replay pages ask for it by address
+      if (data.grant) rememberGrantAt(station.broadcaster.username, station.slug, data.grant.token);
+      return queryClient.invalidateQueries({ queryKey: stationKeys.detail(id) });
+    },
   });
   const joinRef = useRef(join.mutateAsync);
   joinRef.current = join.mutateAsync;

@@ -10,6 +10,7 @@ import {
 } from '../../../../../components/Replays';
 import { StationArt } from '../../../../../components/StationArt';
 import { recordingAudioPath } from '../../../../../lib/audience-api';
+import { grantAt } from '../../../../../lib/listen-grant';
 import { errorMessage } from '../../../../../lib/api-error';
 import { pageMeta, withSuffix } from '../../../../../lib/seo';
 import { recordingQueries } from '../../../../../queries/recordings.queries';
@@ -95,11 +96,14 @@ function ReplayPage() {
             Only you can hear this replay: it is not published.
           </p>
         )}
-        <ReplayPlayer recording={recording} src={recordingAudioPath(recording.id)} />
+        <ReplayPlayer
+          recording={recording}
+          src={recordingAudioPath(recording.id, false, grantAt(username, station.slug))}
+        />
         <p className="actions">
           <a
             className="btn"
-            href={recordingAudioPath(recording.id, true)}
+            href={recordingAudioPath(recording.id, true, grantAt(username, station.slug))}
             download
             data-testid="replay-download"
           >
