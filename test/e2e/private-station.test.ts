@@ -31,6 +31,9 @@ describe('private stations over HTTP (/listen, playlists, join, WHEP)', () => {
     ({ api, owner } = radio);
     stranger = await signUp(api.url);
     s = await createRadioStation(api.url, owner, 'Members Only');
+    // recorded: the replay is private with its station
+    const rec = await post('/api/stations/recording', { stationId: s.id, enabled: true });
+    expect(rec.status).toBe(200);
     broadcaster = runCliProcess([
       'broadcast',
       '--station',
@@ -380,4 +383,37 @@ describe('private stations over HTTP (/listen, playlists, join, WHEP)', () => {
     expect(Date.now() - t0).toBeGreaterThan(8000);
     expect((await station()).status).toBe('live');
   }, 40_000);
+
+  it("the broadcast's replay is private with its station: strangers get nothing, a grant holder plays it", async () => {
+    await broadcaster?.stop('SIGTERM');
+    broadcaster = undefined;
+    type Rec = { id: string; status: string; visibility: string; url: string };
+    const list = async (query = '', auth: Record<string, string> = {}) =>
+      (await (
+        await fetch(`${api.url}/api/stations/${s.id}/recordings${query}`, { headers: auth })
+      ).json()) as Rec[];
+    await waitUntil(
+      async () => (await list('', owner.auth))[0]?.status === 'ready',
+      60_000,
+      'the replay ready',
+    );
+    const [replay] = await list('', owner.auth);
+    expect(replay).toMatchObject({ visibility: 'private' });
+    expect(await list()).toEqual([]);
+    expect((await fetch(`${api.url}/api/recordings/${replay!.id}/audio.ogg`)).status).toBe(404);
+    // a listener admitted by an invite (their grant from the join)
+    const i = await createInvite('replays');
+    const joined = await (
+      await post('/api/joinStationAsReceiver', { stationId: s.id, invite: i.token }, {})
+    ).json();
+    // off air: the join says so, but admission comes first; use a playlist's grant instead
+    expect(joined).toMatchObject({ error: 'STATION_NOT_ACTIVE' });
+    const m3u = await (await fetch(listen('m3u', `?invite=${i.token}`))).text();
+    const grant = new URL(firstUrl(m3u)).searchParams.get('t')!;
+    expect((await list(`?grant=${grant}`)).map((r) => r.id)).toEqual([replay!.id]);
+    const audio = await fetch(`${api.url}/api/recordings/${replay!.id}/audio.ogg?grant=${grant}`);
+    expect(audio.status).toBe(200);
+    expect(audio.headers.get('cache-control')).toBe('private, no-store');
+    expect((await audio.arrayBuffer()).byteLength).toBeGreaterThan(1000);
+  }, 90_000);
 });
