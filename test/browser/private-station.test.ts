@@ -202,6 +202,25 @@ describe('a private station in the browser', () => {
     await wrong.screenshot({ path: `${SHOTS}/station-password-limited-1280.png` });
   }, 90_000);
 
+  it('an unlisted station is absent from the home page and the profile, opens by its link, and carries noindex', async () => {
+    const made = await createStation(app.url, owner, { name: 'Quiet Corner' });
+    const listed = await createStation(app.url, owner, { name: 'Open Mic' });
+    await api('POST', '/api/stations/update', {
+      stationId: made.station.id,
+      visibility: 'unlisted',
+    });
+    const page = await stranger();
+    for (const path of ['/', `/${owner.username}`]) {
+      await page.goto(`${app.url}${path}`);
+      await page.getByText('Open Mic').first().waitFor({ timeout: 20_000 });
+      expect([path, await page.getByText('Quiet Corner').count()]).toEqual([path, 0]);
+    }
+    expect(listed.station.name).toBe('Open Mic');
+    await page.goto(`${app.url}/${owner.username}/${made.station.slug}`);
+    await page.getByTestId('station-name').filter({ hasText: 'Quiet Corner' }).waitFor();
+    expect(await page.locator('meta[name=robots]').getAttribute('content')).toBe('noindex');
+  }, 60_000);
+
   it("shows the owner's studio panel", async () => {
     for (const viewport of [
       { width: 1280, height: 800 },
