@@ -26,6 +26,7 @@ import { RecordingsModule } from './recordings/recordings.module.js';
 import { RelaysModule } from './relays/relays.module.js';
 import { DemoModule } from './demo/demo.module.js';
 import { ShowsModule } from './shows/shows.module.js';
+import { ChatModule } from './chat/chat.module.js';
 
 @Module({})
 export class AppModule {
@@ -48,6 +49,7 @@ export class AppModule {
         StationsModule,
         DomainsModule,
         RealtimeModule,
+        ChatModule,
         MediaModule,
         StreamKeysModule,
         RadioModule,

@@ -14,6 +14,7 @@ import { EventBus } from '../events/event-bus.js';
 import { StationReadModel } from '../stations/station-read-model.js';
 import { STATION_CHANGES, toUpdatePush } from '../stations/station.view.js';
 import { PushScheduler } from './push-scheduler.js';
+import { mayJoinStationRoom } from './room-access.js';
 import { TokenBucket } from './token-bucket.js';
 
 /** A page shows one station; a few more covers tabs sharing a connection. */
@@ -95,6 +96,12 @@ export class StationGateway implements OnGatewayConnection, OnModuleDestroy {
     const station = await this.stations.station(stationId);
     if (!station)
       return { ok: false, error: ErrorTag.StationNotFound, message: 'Station not found' };
+    const caller = {
+      userId: (client.data as { userId?: string } | undefined)?.userId ?? null,
+      origin: client.handshake.headers.origin ?? null,
+    };
+    if (!(await mayJoinStationRoom(station, caller)))
+      return { ok: false, error: ErrorTag.Forbidden, message: 'You may not join this station' };
     await client.join(room);
     return { ok: true, station: toUpdatePush(station) };
   }
