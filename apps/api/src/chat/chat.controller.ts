@@ -26,12 +26,13 @@ import {
 import { z } from 'zod';
 import type { AuthContext } from '../auth/auth-context.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
-import { SessionGuard } from '../auth/session.guard.js';
+import { OptionalSessionGuard, SessionGuard } from '../auth/session.guard.js';
+import { RecordingsService } from '../recordings/recordings.service.js';
 import { AppError } from '../common/app-error.js';
 import { ZodPipe } from '../common/zod.pipe.js';
 import { OwnerRoute, ZodBody } from '../stations/owner-routes.js';
 import { ChatGateway } from './chat.gateway.js';
-import { ChatRepository } from './chat.repository.js';
+import { ChatRepository, publicMessage } from './chat.repository.js';
 import { ChatService } from './chat.service.js';
 
 const Limit = z.coerce.number().int().min(1).max(CHAT_LIMITS.history).default(CHAT_LIMITS.history);
@@ -49,7 +50,38 @@ export class ChatController {
     @Inject(ChatService) private readonly chat: ChatService,
     @Inject(ChatRepository) private readonly repo: ChatRepository,
     @Inject(ChatGateway) private readonly gateway: ChatGateway,
+    @Inject(RecordingsService) private readonly recordings: RecordingsService,
   ) {}
+
+  @Get('api/recordings/:recordingId/chat')
+  @UseGuards(OptionalSessionGuard)
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({
+    summary: 'The chat kept with a recording, each message with its offset from the start (ms)',
+  })
+  async replayChat(
+    @CurrentUser() user: AuthContext | undefined,
+    @Param('recordingId', new ZodPipe(z.string().uuid())) recordingId: string,
+  ) {
+    // Visible as the recording is (published, or to its owner): 404 otherwise.
+    const r = await this.recordings.get(recordingId, user?.userId);
+    const start = new Date(r.startedAt);
+    // The audio's length decides what a replay covers (a recording may end after its last packet).
+    const end = new Date(
+      Math.max(
+        r.endedAt ? new Date(r.endedAt).getTime() : Date.now(),
+        start.getTime() + r.durationSeconds * 1000,
+      ),
+    );
+    const messages = await this.repo.between(r.stationId, start, end);
+    return {
+      recordingId,
+      messages: messages.map((m) => ({
+        ...publicMessage(m),
+        offsetMs: new Date(m.sentAt).getTime() - start.getTime(),
+      })),
+    };
+  }
 
   @Get('api/stations/chat/settings')
   @UseGuards(SessionGuard)

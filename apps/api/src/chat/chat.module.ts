@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
+import { RecordingsModule } from '../recordings/recordings.module.js';
 import { StationsModule } from '../stations/stations.module.js';
+import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { ChatController } from './chat.controller.js';
 import { ChatGateway } from './chat.gateway.js';
 import { ChatRepository } from './chat.repository.js';
@@ -9,7 +11,7 @@ import { PresenceRegistry } from './presence.registry.js';
 
 /** Live together (issue 27): presence lists, chat with moderation, reactions. */
 @Module({
-  imports: [AuthModule, StationsModule],
+  imports: [AuthModule, StationsModule, WebhooksModule, RecordingsModule],
   controllers: [ChatController],
   providers: [ChatRepository, ChatService, PresenceRegistry, ChatGateway],
   exports: [ChatService],

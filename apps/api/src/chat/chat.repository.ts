@@ -197,6 +197,8 @@ export class ChatRepository {
     const rows = (await this.db.query(
       `DELETE FROM chat_messages m WHERE m.sent_at < now() - make_interval(days => COALESCE(
          (SELECT s.retention_days FROM chat_settings s WHERE s.station_id = m.station_id), $1))
+         AND NOT EXISTS (SELECT 1 FROM recordings r WHERE r.station_id = m.station_id
+           AND m.sent_at BETWEEN r.started_at AND COALESCE(r.ended_at, now()))
        RETURNING m.id`,
       [CHAT_LIMITS.retentionDaysDefault],
     )) as unknown[];

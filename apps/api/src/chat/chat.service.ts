@@ -24,6 +24,7 @@ import { RedisService } from '../redis/redis.service.js';
 import { TokenBucket } from '../realtime/token-bucket.js';
 import { PresenceService } from '../stations/presence.service.js';
 import { StationReadModel } from '../stations/station-read-model.js';
+import { WebhooksService } from '../webhooks/webhooks.service.js';
 import {
   ChatRepository,
   type ChatSettingsRow,
@@ -70,6 +71,7 @@ export class ChatService implements OnModuleDestroy {
     @Inject(PresenceService) private readonly counts: PresenceService,
     @Inject(RedisService) redis: RedisService,
     @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(WebhooksService) private readonly webhooks: WebhooksService,
   ) {
     this.redis = redis.client;
     this.prefix = `${config.eventPrefix}:chat`;
@@ -235,6 +237,7 @@ export class ChatService implements OnModuleDestroy {
     const message = publicMessage(stored);
     // One emit on this node: the Redis adapter hands it to every other node's sockets once.
     this.emit(stationId, CHAT_EVENTS.message, message);
+    if (settings.webhooks) this.hook(stationId, 'chat.message', { message });
     return { ok: true, message };
   }
 
@@ -463,8 +466,20 @@ export class ChatService implements OnModuleDestroy {
     };
   }
 
-  reactionBurst(_stationId: string, _counts: Partial<Record<ReactionKind, number>>): void {
-    // Webhooks (reaction.burst) hook in here.
+  /** One `reaction.burst` webhook per burst, when the owner turned chat webhooks on. */
+  reactionBurst(stationId: string, counts: Partial<Record<ReactionKind, number>>): void {
+    void this.repo
+      .settings(stationId)
+      .then((s) => {
+        if (s.webhooks) this.hook(stationId, 'reaction.burst', { counts });
+      })
+      .catch((err: Error) => this.logger.warn(`reaction.burst webhook: ${err.message}`));
+  }
+
+  private hook(stationId: string, type: 'chat.message' | 'reaction.burst', data: object): void {
+    this.webhooks
+      .emit(stationId, type, data)
+      .catch((err: Error) => this.logger.warn(`${type} webhook for ${stationId}: ${err.message}`));
   }
 
   onModuleDestroy(): void {

@@ -9,6 +9,7 @@ import {
   ReplayPlayer,
 } from '../../../../../components/Replays';
 import { StationArt } from '../../../../../components/StationArt';
+import { ReplayChat } from '../../../../../components/together/ReplayChat';
 import { recordingAudioPath } from '../../../../../lib/audience-api';
 import { errorMessage } from '../../../../../lib/api-error';
 import { pageMeta, withSuffix } from '../../../../../lib/seo';
@@ -96,6 +97,7 @@ function ReplayPage() {
           </p>
         )}
         <ReplayPlayer recording={recording} src={recordingAudioPath(recording.id)} />
+        <ReplayChat recording={recording} />
         <p className="actions">
           <a
             className="btn"
