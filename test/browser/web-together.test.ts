@@ -58,12 +58,6 @@ describe('live together: presence, chat and moderation in the browser', () => {
     const { station } = await createStation(app.url, owner, { name: 'Together FM' });
     stationId = station.id;
     stationPath = `/${owner.username}/${station.slug}`;
-    const res = await fetch(`${app.url}/api/account/presence`, {
-      method: 'PUT',
-      headers: { ...alice.auth, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ visible: true }),
-    });
-    expect(res.status).toBe(200);
   }, 60_000);
 
   afterAll(async () => {
@@ -77,6 +71,13 @@ describe('live together: presence, chat and moderation in the browser', () => {
     await studio.goto(`${app.url}/studio?station=${stationId}`);
     await studio.getByTestId('studio-together').waitFor();
     alicePage = await signedIn(alice);
+    // Off by default: alice turns "Show me as listening" on in her account settings.
+    await alicePage.goto(`${app.url}/settings/account`);
+    const visible = alicePage.getByTestId('presence-visible');
+    await waitUntil(() => visible.isEnabled(), 10_000, 'the setting loaded');
+    expect(await visible.isChecked()).toBe(false);
+    await visible.check();
+    await alicePage.getByText('Stations now show you as listening').waitFor();
     const t0 = Date.now();
     await alicePage.goto(`${app.url}${stationPath}`);
     await alicePage.getByTestId('chat-panel').waitFor();
