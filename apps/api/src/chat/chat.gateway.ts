@@ -33,6 +33,8 @@ import { ChatService, type Sender } from './chat.service.js';
 import { PresenceRegistry } from './presence.registry.js';
 
 interface SocketData {
+  /** The page's origin when it is another site's (the embedded player): guests only there. */
+  foreign?: string;
   /** Set once the session (if any) is read, at connection. */
   ready?: Promise<void>;
   userId?: string;
@@ -65,6 +67,7 @@ export class ChatGateway
   private readonly reactions = new Map<string, Partial<Record<ReactionKind, number>>>();
   private readonly reactionTimer: NodeJS.Timeout;
   private readonly offs: (() => void)[] = [];
+  private readonly ownOrigins: readonly string[];
 
   constructor(
     @Inject(SessionJwtStrategy) private readonly sessions: SessionJwtStrategy,
@@ -76,6 +79,7 @@ export class ChatGateway
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.guestTokens = new TokenSigner(config.authSecret, 'chat-guest');
+    this.ownOrigins = config.trustedOrigins;
     this.registry.onExpired = (stationId) => this.presenceChanged(stationId);
     this.offs.push(
       bus.subscribe('station.listeners', ({ stationId }, meta) => {
@@ -114,6 +118,12 @@ export class ChatGateway
 
   /** The signed-in user of the handshake (cookie, or `auth.token` for other clients). */
   private async identify(client: Socket): Promise<void> {
+    const origin = client.handshake.headers.origin;
+    if (origin && !this.ownOrigins.includes(origin)) {
+      // Another site's page cannot know our users: whatever it sends, it chats as a guest.
+      (client.data as SocketData).foreign = origin;
+      return;
+    }
     const headers = { ...client.handshake.headers };
     const token = (client.handshake.auth as { token?: unknown } | undefined)?.token;
     if (typeof token === 'string' && token.length < 4096) headers.authorization = `Bearer ${token}`;
@@ -181,6 +191,20 @@ export class ChatGateway
     this.presenceTimers.set(stationId, t);
   }
 
+  /** Another site's page chats only where the owner turned player chat on and lists that site. */
+  private async foreignRefusal(
+    data: SocketData,
+    stationId: string,
+  ): Promise<{ ok: false; error: string; message: string } | null> {
+    if (!data.foreign) return null;
+    if (await this.chat.playerChatAllowed(stationId, data.foreign, this.ownOrigins)) return null;
+    return {
+      ok: false,
+      error: ErrorTag.DomainNotAllowed,
+      message: 'Chat is not available in the player on this site.',
+    };
+  }
+
   /** The room of a body's station, if this socket is in it. */
   private room(client: Socket, body: unknown): string | null {
     const id = StationId.safeParse((body as { stationId?: unknown } | null)?.stationId);
@@ -209,6 +233,8 @@ export class ChatGateway
     const stationId = this.room(client, body);
     if (!stationId) return notInRoom();
     await data.ready;
+    const refused = await this.foreignRefusal(data, stationId);
+    if (refused) return refused;
     if (data.user)
       return { ok: true, name: data.user.name, username: data.user.username, kind: 'user' };
     const b = body as { name?: unknown; guestToken?: unknown };
@@ -245,6 +271,8 @@ export class ChatGateway
     const stationId = this.room(client, body);
     if (!stationId) return notInRoom();
     await data.ready;
+    const refused = await this.foreignRefusal(data, stationId);
+    if (refused) return refused;
     const sender: Sender | null = data.user
       ? { kind: 'user', id: data.user.id, name: data.user.name, username: data.user.username }
       : data.guest

@@ -20,6 +20,7 @@ import type { Redis } from 'ioredis';
 import type { Server } from 'socket.io';
 import { AppError } from '../common/app-error.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
+import { DomainsService } from '../domains/domains.service.js';
 import { RedisService } from '../redis/redis.service.js';
 import { TokenBucket } from '../realtime/token-bucket.js';
 import { PresenceService } from '../stations/presence.service.js';
@@ -72,6 +73,7 @@ export class ChatService implements OnModuleDestroy {
     @Inject(RedisService) redis: RedisService,
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(WebhooksService) private readonly webhooks: WebhooksService,
+    @Inject(DomainsService) private readonly domains: DomainsService,
   ) {
     this.redis = redis.client;
     this.prefix = `${config.eventPrefix}:chat`;
@@ -128,6 +130,19 @@ export class ChatService implements OnModuleDestroy {
       pinned: pinned ? publicMessage(pinned) : null,
       settings: this.roomSettings(stationId, settings),
     };
+  }
+
+  /** Whether a page on `origin` (another site) may chat: player chat on, and the site allowed. */
+  async playerChatAllowed(
+    stationId: string,
+    origin: string,
+    ownOrigins: readonly string[],
+  ): Promise<boolean> {
+    const station = await this.stations.station(stationId);
+    if (!station) return false;
+    const s = await this.repo.settings(stationId);
+    if (!s.enabled || !s.playerChat) return false;
+    return this.domains.originAllowed(station.broadcasterId, origin, ownOrigins);
   }
 
   /** Why a guest may not use `name` in this room, or null. */
