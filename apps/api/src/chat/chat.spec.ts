@@ -11,6 +11,7 @@ import type {
 import { io, type Socket } from 'socket.io-client';
 import { waitUntil } from '../../../../test/support/wait.js';
 import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
+import { WebhookReceiver } from '../testing/webhook-receiver.js';
 
 type Ack = { ok: boolean; error?: string; message?: unknown; [k: string]: unknown };
 
@@ -57,7 +58,10 @@ describe('live together: presence, chat, reactions, moderation (embedded databas
     });
 
   beforeAll(async () => {
-    t = await startTestApp({ embedded: true });
+    t = await startTestApp({
+      embedded: true,
+      env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' },
+    });
     owner = await signUp(t.url, 'nightowl');
     alice = await signUp(t.url, 'alice');
     const res = await fetch(`${t.url}/api/stations`, {
@@ -350,5 +354,64 @@ describe('live together: presence, chat, reactions, moderation (embedded databas
     );
     const seconds = Math.max(1, (Date.now() - t0) / 1000);
     expect(bursts.length).toBeLessThanOrEqual(Math.ceil(seconds * 2) + 1);
+  });
+  it('sends chat.message and reaction.burst webhooks only once the owner turns them on', async () => {
+    const receiver = await new WebhookReceiver('').start();
+    try {
+      const hook = await fetch(`${t.url}/api/stations/webhooks`, {
+        method: 'POST',
+        headers: { ...owner.auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          stationId: station.id,
+          url: receiver.url,
+          events: ['chat.message', 'reaction.burst'],
+        }),
+      });
+      expect(hook.status).toBe(201);
+      receiver.secret = ((await hook.json()) as { secret: string }).secret;
+      const o = await joined(owner.token);
+      await post(owner, 'settings', {
+        stationId: station.id,
+        slowModeSeconds: 0,
+        signedInOnly: false,
+      });
+      expect(
+        await emit(o, 'chat:send', { stationId: station.id, text: 'no hook yet' }),
+      ).toMatchObject({ ok: true });
+      expect(
+        (await post(owner, 'settings', { stationId: station.id, webhooks: true })).status,
+      ).toBe(200);
+      expect(await emit(o, 'chat:send', { stationId: station.id, text: 'hooked' })).toMatchObject({
+        ok: true,
+      });
+      for (let i = 0; i < 5; i++)
+        await emit(o, 'reaction:send', { stationId: station.id, kind: 'fire' });
+      await waitUntil(
+        () =>
+          receiver.received.some((r) => r.type === 'chat.message') &&
+          receiver.received.some((r) => r.type === 'reaction.burst'),
+        15_000,
+        'both webhooks',
+      );
+      const chat = receiver.received.filter((r) => r.type === 'chat.message');
+      expect(
+        chat.map(
+          (r) => (JSON.parse(r.body) as { data: { message: { text: string } } }).data.message.text,
+        ),
+      ).toEqual(['hooked']);
+      expect(chat.every((r) => r.manualVerified)).toBe(true);
+      const bursts = receiver.received.filter((r) => r.type === 'reaction.burst');
+      const fire = bursts.reduce(
+        (n, r) =>
+          n +
+          ((JSON.parse(r.body) as { data: { counts: { fire?: number } } }).data.counts.fire ?? 0),
+        0,
+      );
+      // One webhook per burst, not per press.
+      expect(bursts.length).toBeLessThan(5);
+      expect(fire).toBeLessThanOrEqual(5);
+    } finally {
+      await receiver.stop();
+    }
   });
 });

@@ -127,7 +127,8 @@ function AddWebhook({ stationId, full }: { stationId: string; full: boolean }) {
                 <input
                   type="checkbox"
                   name={`event:${e}`}
-                  defaultChecked
+                  // Chat events are many: only when asked for.
+                  defaultChecked={!e.startsWith('chat.') && !e.startsWith('reaction.')}
                   data-testid={`event-${e}`}
                 />
                 <span>
