@@ -17,6 +17,7 @@ type Ack = { ok: boolean; error?: string; message?: unknown; name?: string; gues
 
 const CSS = `
 .chat{display:flex;flex-direction:column;gap:6px;min-height:0;flex:1 1 0;border-top:1px solid var(--line);padding-top:8px}
+.chat .log{flex:1 1 auto;min-height:40px;display:flex;flex-direction:column}
 .chat ol{list-style:none;margin:0;padding:0;overflow:auto;flex:1 1 auto;min-height:40px;display:flex;flex-direction:column;gap:3px}
 .chat li{overflow-wrap:anywhere}
 .chat b{margin-right:4px}
@@ -59,7 +60,14 @@ export function mountChat(
   }
   const { stationId } = opts;
   const section = el('section', { class: 'chat', part: 'chat', 'aria-label': 'Chat' });
-  const list = el('ol', { role: 'log', 'aria-live': 'polite', 'aria-label': 'Chat messages' });
+  const log = el('div', {
+    class: 'log',
+    role: 'log',
+    'aria-live': 'polite',
+    'aria-label': 'Chat messages',
+  });
+  const list = el('ol');
+  log.append(list);
   const form = el('form');
   const label = el('label', { class: 'sr', for: 'rp-chat-input' }, 'Your name in the chat');
   const input = el('input', {
@@ -72,7 +80,7 @@ export function mountChat(
   const button = el('button', { type: 'submit', part: 'chat-send' }, 'Join');
   const error = el('p', { class: 'err', role: 'alert', part: 'chat-error' });
   form.append(label, input, button);
-  section.append(list, form, error);
+  section.append(log, form, error);
   card.append(section);
 
   let name: string | null = null;

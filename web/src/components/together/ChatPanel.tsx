@@ -266,54 +266,49 @@ export function ChatPanel({ station }: { station: Station }) {
       ) : null}
       {chatOn ? (
         <>
-          <ol
-            className="chat-list"
-            ref={listRef}
-            role="log"
-            aria-live="polite"
-            aria-label="Chat messages"
-            data-testid="chat-list"
-          >
-            {shown.length === 0 ? (
-              <li className="muted chat-empty">No messages yet. Say hello!</li>
-            ) : null}
-            {shown.map((m) => (
-              <ChatMessageItem
-                key={m.id}
-                m={m}
-                links={settings?.linksAllowed ?? false}
-                actions={
-                  m.author.kind !== 'owner' &&
-                  !(user && m.author.username === user.username) &&
-                  !(
-                    me?.kind === 'guest' &&
-                    m.author.kind === 'guest' &&
-                    m.author.name === me.name
-                  ) ? (
-                    <details className="chat-more">
-                      <summary aria-label={`More about the message from ${m.author.name}`}>
-                        ⋯
-                      </summary>
-                      <div className="chat-more-menu">
-                        <button type="button" className="btn btn-sm" onClick={() => ignore(m)}>
-                          Ignore {m.author.name}
-                        </button>
-                        {user ? (
-                          <button
-                            type="button"
-                            className="btn btn-sm"
-                            onClick={() => void report(m)}
-                          >
-                            Report
+          <div role="log" aria-live="polite" aria-label="Chat messages">
+            <ol className="chat-list" ref={listRef} data-testid="chat-list">
+              {shown.length === 0 ? (
+                <li className="muted chat-empty">No messages yet. Say hello!</li>
+              ) : null}
+              {shown.map((m) => (
+                <ChatMessageItem
+                  key={m.id}
+                  m={m}
+                  links={settings?.linksAllowed ?? false}
+                  actions={
+                    m.author.kind !== 'owner' &&
+                    !(user && m.author.username === user.username) &&
+                    !(
+                      me?.kind === 'guest' &&
+                      m.author.kind === 'guest' &&
+                      m.author.name === me.name
+                    ) ? (
+                      <details className="chat-more">
+                        <summary aria-label={`More about the message from ${m.author.name}`}>
+                          ⋯
+                        </summary>
+                        <div className="chat-more-menu">
+                          <button type="button" className="btn btn-sm" onClick={() => ignore(m)}>
+                            Ignore {m.author.name}
                           </button>
-                        ) : null}
-                      </div>
-                    </details>
-                  ) : null
-                }
-              />
-            ))}
-          </ol>
+                          {user ? (
+                            <button
+                              type="button"
+                              className="btn btn-sm"
+                              onClick={() => void report(m)}
+                            >
+                              Report
+                            </button>
+                          ) : null}
+                        </div>
+                      </details>
+                    ) : null
+                  }
+                />
+              ))}
+            </ol>
+          </div>
           <Bursts burst={burst} />
           <div className="reactions" role="group" aria-label="React">
             {REACTION_KINDS.map((k) => (

@@ -158,24 +158,21 @@ export function StudioTogetherCard({ station }: { station: Station }) {
               </button>
             </div>
           ) : null}
-          <ol
-            className="chat-list"
-            ref={listRef}
-            role="log"
-            aria-live="polite"
-            aria-label="Chat messages"
-            data-testid="chat-list"
-          >
-            {messages.length === 0 ? <li className="muted chat-empty">No messages yet.</li> : null}
-            {messages.map((m) => (
-              <ChatMessageItem
-                key={m.id}
-                m={m}
-                links={room?.linksAllowed ?? false}
-                actions={modActions(m)}
-              />
-            ))}
-          </ol>
+          <div role="log" aria-live="polite" aria-label="Chat messages">
+            <ol className="chat-list" ref={listRef} data-testid="chat-list">
+              {messages.length === 0 ? (
+                <li className="muted chat-empty">No messages yet.</li>
+              ) : null}
+              {messages.map((m) => (
+                <ChatMessageItem
+                  key={m.id}
+                  m={m}
+                  links={room?.linksAllowed ?? false}
+                  actions={modActions(m)}
+                />
+              ))}
+            </ol>
+          </div>
           <form className="chat-form" onSubmit={(e) => void onSend(e)}>
             <label htmlFor="studio-chat-input" className="sr-only">
               Message as the host
