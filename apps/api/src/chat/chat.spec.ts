@@ -12,6 +12,8 @@ import { io, type Socket } from 'socket.io-client';
 import { waitUntil } from '../../../../test/support/wait.js';
 import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
 import { WebhookReceiver } from '../testing/webhook-receiver.js';
+import { DataSource } from 'typeorm';
+import { ChatRepository } from './chat.repository.js';
 
 type Ack = { ok: boolean; error?: string; message?: unknown; [k: string]: unknown };
 
@@ -413,5 +415,62 @@ describe('live together: presence, chat, reactions, moderation (embedded databas
     } finally {
       await receiver.stop();
     }
+  });
+  it('reports reach the owner; the owner exports the chat; retention removes old messages', async () => {
+    const o = await joined(owner.token);
+    await post(owner, 'settings', { stationId: station.id, slowModeSeconds: 0 });
+    const sent = (await emit(o, 'chat:send', {
+      stationId: station.id,
+      text: 'report me',
+    })) as ChatSendAck & { ok: true };
+    expect(sent.ok).toBe(true);
+    expect(
+      (
+        await post(alice, 'report', {
+          stationId: station.id,
+          messageId: sent.message.id,
+          reason: 'spam',
+        })
+      ).status,
+    ).toBe(204);
+    const reports = (await (
+      await fetch(`${t.url}/api/stations/chat/reports?stationId=${station.id}`, {
+        headers: owner.auth,
+      })
+    ).json()) as { reports: { reporter: string; reason: string; message: { text: string } }[] };
+    expect(reports.reports[0]).toMatchObject({
+      reporter: 'alice',
+      reason: 'spam',
+      message: { text: 'report me' },
+    });
+    const exported = await fetch(`${t.url}/api/stations/chat/export?stationId=${station.id}`, {
+      headers: owner.auth,
+    });
+    expect(exported.status).toBe(200);
+    const doc = (await exported.json()) as { messages: { text: string }[] };
+    expect(doc.messages.map((m) => m.text)).toContain('report me');
+    const bob = await signUp(t.url);
+    expect(
+      (
+        await fetch(`${t.url}/api/stations/chat/export?stationId=${station.id}`, {
+          headers: bob.auth,
+        })
+      ).status,
+    ).toBe(403);
+    // A message older than the station's retention goes; a recent one stays.
+    await post(owner, 'settings', { stationId: station.id, retentionDays: 7 });
+    const old = (await emit(o, 'chat:send', {
+      stationId: station.id,
+      text: 'from last month',
+    })) as ChatSendAck & { ok: true };
+    await t.app
+      .get(DataSource)
+      .query(`UPDATE chat_messages SET sent_at = now() - interval '8 days' WHERE id = $1`, [
+        old.message.id,
+      ]);
+    expect(await t.app.get(ChatRepository).expire()).toBe(1);
+    const texts = (await history()).messages.map((m) => m.text);
+    expect(texts).toContain('report me');
+    expect(texts).not.toContain('from last month');
   });
 });
