@@ -68,6 +68,8 @@ export class ChatGateway
   private readonly reactionTimer: NodeJS.Timeout;
   private readonly offs: (() => void)[] = [];
   private readonly ownOrigins: readonly string[];
+  /** Set when the app stops: sockets still leaving then change nothing. */
+  private closed = false;
 
   constructor(
     @Inject(SessionJwtStrategy) private readonly sessions: SessionJwtStrategy,
@@ -174,13 +176,14 @@ export class ChatGateway
   }
 
   private async left(stationId: string, socketId: string): Promise<void> {
+    if (this.closed) return;
     await this.registry.remove(stationId, socketId);
     this.presenceChanged(stationId);
   }
 
   /** One `presence:update` per station at most every 150 ms, read when it goes out. */
   presenceChanged(stationId: string): void {
-    if (this.presenceTimers.has(stationId)) return;
+    if (this.closed || this.presenceTimers.has(stationId)) return;
     const t = setTimeout(() => {
       this.presenceTimers.delete(stationId);
       void this.chat
@@ -188,6 +191,7 @@ export class ChatGateway
         .then((p) => this.server.to(stationRoom(stationId)).emit(CHAT_EVENTS.presence, p))
         .catch((err: Error) => this.logger.warn(`presence of ${stationId}: ${err.message}`));
     }, 150);
+    t.unref();
     this.presenceTimers.set(stationId, t);
   }
 
@@ -322,6 +326,7 @@ export class ChatGateway
   }
 
   onModuleDestroy(): void {
+    this.closed = true;
     for (const off of this.offs) off();
     clearInterval(this.reactionTimer);
     for (const t of this.presenceTimers.values()) clearTimeout(t);
