@@ -45,6 +45,13 @@ await Promise.all([
     outdir: 'dist',
     chunkNames: 'chunks/[name]-[hash]',
   }),
+  // Player chat (issue 27): a chunk of its own, loaded by the element only when the owner turns it on.
+  build({
+    ...common,
+    entryPoints: ['src/chat.ts'],
+    format: 'esm',
+    outfile: 'dist/player-chat.mjs',
+  }),
 ]);
 
 let over = false;

@@ -27,6 +27,7 @@ import { RelaysModule } from './relays/relays.module.js';
 import { DemoModule } from './demo/demo.module.js';
 import { ShowsModule } from './shows/shows.module.js';
 import { AccessModule } from './access/access.module.js';
+import { ChatModule } from './chat/chat.module.js';
 
 @Module({})
 export class AppModule {
@@ -49,6 +50,7 @@ export class AppModule {
         StationsModule,
         DomainsModule,
         RealtimeModule,
+        ChatModule,
         MediaModule,
         StreamKeysModule,
         RadioModule,

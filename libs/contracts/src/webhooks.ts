@@ -7,6 +7,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'station.offline',
   'now_playing.changed',
   'recording.ready',
+  'chat.message',
+  'reaction.burst',
 ] as const;
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
 export type WebhookEventType = z.infer<typeof WebhookEventType>;

@@ -176,6 +176,8 @@ export class RadioPlayerElement extends Base {
   private ref: StationRef | null = null;
   /** The station's answer to "may this site play it?" (`null` while asking), asked once per station. */
   private playableHere: { id: string; allowed: boolean | null } | null = null;
+  /** The chat chunk, mounted when the owner turned player chat on (issue 27). */
+  private chat: { destroy(): void } | null = null;
   private readonly onPageHide = () => {
     this.resumeOnShow = this.client?.playing ?? false;
     this.client?.leaveOnUnload();
@@ -323,10 +325,35 @@ export class RadioPlayerElement extends Base {
       .then((allowed) => {
         asked.allowed = allowed;
         if (this.playableHere === asked) this.render();
+        if (allowed) void this.maybeChat(id);
       });
   }
 
+  /** Chat (issue 27): its own chunk, loaded only when the owner turned it on and it fits. */
+  private async maybeChat(id: string): Promise<void> {
+    this.chat?.destroy();
+    this.chat = null;
+    const box = this.getBoundingClientRect();
+    if (box.height < 480 || box.width < 300 || !this.parts) return;
+    const base = this.clientBase;
+    try {
+      const res = await fetch(`${base}/api/stations/${encodeURIComponent(id)}/chat?limit=1`, {
+        credentials: 'omit',
+      });
+      const body = (await res.json()) as { settings?: { enabled?: boolean; playerChat?: boolean } };
+      if (!body.settings?.enabled || !body.settings.playerChat) return;
+      const url = new URL('/player-chat.mjs', base || location.href).href;
+      const mod = (await import(/* @vite-ignore */ url)) as typeof import('./chat.js');
+      if (this.client?.station?.id !== id || !this.shadowRoot) return;
+      this.chat = mod.mountChat(this.shadowRoot, this.parts.card, { apiBase: base, stationId: id });
+    } catch {
+      // No chat: the player plays on.
+    }
+  }
+
   private disconnectClient(): void {
+    this.chat?.destroy();
+    this.chat = null;
     this.client?.destroy();
     this.client = null;
     releaseMediaSession(this);

@@ -17,6 +17,8 @@ import { LoadError } from './LoadError';
 import { formatDuration, formatWhen, ReplayList } from './Replays';
 import { usePlayback } from '../lib/use-playback';
 import { PrivateUnlock } from './access/PrivateUnlock';
+import { ChatPanel } from './together/ChatPanel';
+import { useReportPlaying } from './together/useTogether';
 import { HeadphonesIcon, PlayIcon, StopIcon, VolumeIcon } from './icons';
 import { NextShow } from './NextShow';
 
@@ -126,6 +128,7 @@ const STATE_TEXT: Record<string, string> = {
 export function PlayerControls({ station }: { station: Station }) {
   const playback = usePlayback(station);
   const { audioRef, state, viaHttp, wanted, errorText, play, stop } = playback;
+  useReportPlaying(station.id, wanted && state === 'live');
   const waiting = station.status === 'reconnecting' && state === 'live';
   const offAir = !isOnAir(station) && !isDemoStationId(station.id);
   const label =
@@ -380,6 +383,7 @@ export function StationView({ station, gone = false }: { station: Station; gone?
       ) : (
         <ReplayList recordings={replays.data ?? []} username={username} slug={station.slug} />
       )}
+      <ChatPanel station={station} />
       <div className="station-columns">
         {station.description || station.schedule ? (
           <section className="card" aria-labelledby="about-station">

@@ -33,7 +33,7 @@ function joinRoom(s: Socket<ServerToClient, ClientToServer>, stationId: string):
 }
 
 /** One connection per tab, opened on first use, at the same origin (path `/socket.io`). */
-function getSocket(): Socket<ServerToClient, ClientToServer> {
+export function getSocket(): Socket<ServerToClient, ClientToServer> {
   if (!socket) {
     socket = io({ withCredentials: true, transports: ['websocket', 'polling'] });
     // Rooms are per connection: join again after every reconnect.

@@ -11,6 +11,7 @@ const PUBLIC_PATHS = [
   /^\/api\/users\/[^/]+\/stations(\/[^/]+)?\/?$/,
   /^\/api\/joinStationAsReceiver\/?$/,
   /^\/api\/stations\/[^/]+\/playable\/?$/,
+  /^\/api\/stations\/[^/]+\/chat\/?$/,
 ];
 
 export function publicCors(req: Request, res: Response, next: NextFunction): void {

@@ -3,6 +3,9 @@ import type { MediaEngine } from '@radiobroadcaster/sfu';
 import { EventBus } from '../events/event-bus.js';
 import { MEDIA_ENGINE } from './media.providers.js';
 
+/** A node's HTTP counts are dropped when it has not re-sent them for this long (it re-sends every 10 s). */
+export const HTTP_COUNT_TTL_MS = 24_000;
+
 /**
  * A station's `viewerCount` = WebRTC listeners (the engine's count) + HTTP listeners on every API
  * node, sent as `station.listeners` by the node that gets the engine's counts (in a cluster, its
@@ -13,7 +16,9 @@ export class ListenerCounts implements OnModuleDestroy {
   private readonly logger = new Logger('ListenerCounts');
   /** By station: WebRTC from the engine, HTTP per API node, and the last sum sent. */
   private readonly engineCounts = new Map<string, number>();
-  private readonly httpCounts = new Map<string, Map<string, number>>();
+  /** By station, then node: its HTTP count and when that node last sent it. */
+  private readonly httpCounts = new Map<string, Map<string, { count: number; at: number }>>();
+  private readonly sweeper: NodeJS.Timeout;
   private readonly publishedCounts = new Map<string, number>();
   private readonly off: () => void;
 
@@ -24,16 +29,38 @@ export class ListenerCounts implements OnModuleDestroy {
     this.off = bus.subscribe('station.httpListeners', ({ stationId, node, count }) => {
       let byNode = this.httpCounts.get(stationId);
       if (!byNode) this.httpCounts.set(stationId, (byNode = new Map()));
-      if (count > 0) byNode.set(node, count);
+      if (count > 0) byNode.set(node, { count, at: Date.now() });
       else byNode.delete(node);
       if (byNode.size === 0) this.httpCounts.delete(stationId);
-      void this.publish(stationId).catch((err: Error) =>
-        this.logger.warn(`listener count of ${stationId}: ${err.message}`),
-      );
+      this.republish(stationId);
     });
+    // A node that died stops re-sending its counts: its listeners leave the count.
+    this.sweeper = setInterval(() => this.expire(), 5_000);
+    this.sweeper.unref();
+  }
+
+  private republish(stationId: string): void {
+    void this.publish(stationId).catch((err: Error) =>
+      this.logger.warn(`listener count of ${stationId}: ${err.message}`),
+    );
+  }
+
+  /** Drops HTTP counts of nodes silent for longer than HTTP_COUNT_TTL_MS. */
+  expire(now = Date.now()): void {
+    for (const [stationId, byNode] of this.httpCounts) {
+      let changed = false;
+      for (const [node, entry] of byNode)
+        if (now - entry.at > HTTP_COUNT_TTL_MS) {
+          byNode.delete(node);
+          changed = true;
+        }
+      if (byNode.size === 0) this.httpCounts.delete(stationId);
+      if (changed) this.republish(stationId);
+    }
   }
 
   onModuleDestroy(): void {
+    clearInterval(this.sweeper);
     this.off();
   }
 
@@ -48,7 +75,7 @@ export class ListenerCounts implements OnModuleDestroy {
     const cluster = this.engine.clusterInfo?.();
     if (cluster && !cluster.leader) return;
     let total = this.engineCounts.get(stationId) ?? 0;
-    for (const n of this.httpCounts.get(stationId)?.values() ?? []) total += n;
+    for (const n of this.httpCounts.get(stationId)?.values() ?? []) total += n.count;
     if (!fromEngine && this.publishedCounts.get(stationId) === total) return;
     if (total > 0) this.publishedCounts.set(stationId, total);
     else this.publishedCounts.delete(stationId);

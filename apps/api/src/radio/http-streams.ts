@@ -174,6 +174,9 @@ class StationStream {
  * listener and written in batches; a listener that cannot keep up is dropped. Each listener counts
  * in presence, the metrics and the listening stats while connected.
  */
+/** How often a node re-sends its non-zero HTTP listener counts (see ListenerCounts' expiry). */
+export const HTTP_COUNT_HEARTBEAT_MS = 10_000;
+
 @Injectable()
 export class HttpStreams implements OnModuleDestroy {
   private readonly logger = new Logger('HttpListen');
@@ -182,6 +185,7 @@ export class HttpStreams implements OnModuleDestroy {
   private readonly countTimers = new Map<string, NodeJS.Timeout>();
   private readonly sentCounts = new Map<string, number>();
   private readonly nodeId = randomUUID();
+  private readonly heartbeat: NodeJS.Timeout;
 
   constructor(
     @Inject(MEDIA_ENGINE) private readonly engine: MediaEngine,
@@ -199,9 +203,18 @@ export class HttpStreams implements OnModuleDestroy {
     this.off.push(bus.subscribe('station.offline', ended));
     this.off.push(bus.subscribe('station.ended', ended));
     this.off.push(bus.subscribe('station.deleted', ended));
+    // This node's counts again now and then: other nodes forget a node that stops sending them.
+    this.heartbeat = setInterval(() => {
+      for (const [stationId, count] of this.sentCounts)
+        void this.bus
+          .publish('station.httpListeners', { stationId, node: this.nodeId, count })
+          .catch((err: Error) => this.logger.warn(`listener count: ${err.message}`));
+    }, HTTP_COUNT_HEARTBEAT_MS);
+    this.heartbeat.unref();
   }
 
   onModuleDestroy(): void {
+    clearInterval(this.heartbeat);
     for (const off of this.off) off();
     for (const t of this.countTimers.values()) clearTimeout(t);
     for (const s of this.streams.values()) s.end();

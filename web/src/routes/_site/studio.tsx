@@ -17,6 +17,7 @@ import { ProfilePictureCard } from '../../components/studio/ProfilePictureCard';
 import { RecordingsCard } from '../../components/studio/RecordingsCard';
 import { StationDetailsCard } from '../../components/studio/StationDetailsCard';
 import { StationHeaderCard } from '../../components/studio/StationHeaderCard';
+import { StudioTogetherCard } from '../../components/together/StudioTogetherCard';
 import { requireSessionOrSignIn } from '../../lib/auth';
 import { pageMeta, withSuffix } from '../../lib/seo';
 import { stationQueries } from '../../queries/station.queries';
@@ -119,6 +120,7 @@ function StationStudio({ initial, onDeleted }: { initial: Station; onDeleted: ()
       <StationHeaderCard station={station} />
       <BroadcastCard station={station} />
       <NowPlayingCard station={station} />
+      <StudioTogetherCard station={station} />
       <OtherSoftwareCard station={station} />
       <PublicStreamCard station={station} />
       <AccessCard station={station} />

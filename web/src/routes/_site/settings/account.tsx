@@ -5,6 +5,7 @@ import { useRef, useState } from 'react';
 import { toast } from 'sonner';
 import { AuthRequiredOrError } from '../../../components/AuthRequired';
 import { ConfirmDialog } from '../../../components/ConfirmDialog';
+import { PresenceVisibilityCard } from '../../../components/together/PresenceVisibilityCard';
 import {
   EmailField,
   Form,
@@ -50,6 +51,7 @@ function AccountPage() {
       </header>
       <EmailCard email={user.email} verified={user.emailVerified} />
       <PasswordCard />
+      <PresenceVisibilityCard />
       <DeleteCard username={user.username} />
     </div>
   );

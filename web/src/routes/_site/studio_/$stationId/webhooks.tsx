@@ -46,6 +46,8 @@ const EVENT_TEXT: Record<WebhookEventType, string> = {
   'station.offline': 'goes offline or ends',
   'now_playing.changed': 'now playing changes',
   'recording.ready': 'a recording is ready',
+  'chat.message': 'a chat message is sent (also needs webhooks on in the chat settings)',
+  'reaction.burst': 'listeners react (one per burst; also needs webhooks on in the chat settings)',
 };
 
 function WebhooksPage() {
@@ -125,7 +127,8 @@ function AddWebhook({ stationId, full }: { stationId: string; full: boolean }) {
                 <input
                   type="checkbox"
                   name={`event:${e}`}
-                  defaultChecked
+                  // Chat events are many: only when asked for.
+                  defaultChecked={!e.startsWith('chat.') && !e.startsWith('reaction.')}
                   data-testid={`event-${e}`}
                 />
                 <span>

@@ -9,6 +9,7 @@ import {
   ReplayPlayer,
 } from '../../../../../components/Replays';
 import { StationArt } from '../../../../../components/StationArt';
+import { ReplayChat } from '../../../../../components/together/ReplayChat';
 import { recordingAudioPath } from '../../../../../lib/audience-api';
 import { grantAt } from '../../../../../lib/listen-grant';
 import { errorMessage } from '../../../../../lib/api-error';
@@ -100,6 +101,7 @@ function ReplayPage() {
           recording={recording}
           src={recordingAudioPath(recording.id, false, grantAt(username, station.slug))}
         />
+        <ReplayChat recording={recording} />
         <p className="actions">
           <a
             className="btn"

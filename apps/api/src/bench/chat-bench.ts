@@ -1,0 +1,343 @@
+/**
+ * `npm run bench:chat`: live chat and reactions at scale. Two API nodes share PostgreSQL and Redis
+ * (node A pinned to core 0, node B to core 1); listener processes hold `--clients` sockets, half on
+ * each node, all in one station's room. For `--seconds`, guest chatters send `--messages` chat
+ * messages a second in all and reactors press `--reactions` reactions a second in all (spread over
+ * both nodes and over enough clients to stay inside the per-client limits). Figures: for each
+ * message, when 99 % of the clients had it (p99 over messages), the share of messages that reached
+ * 99 % of clients within 1 s, the servers' CPU per 1,000 clients, and how many reaction messages each
+ * client received a second (aggregation: a few, whatever the presses).
+ * Options: --clients 10000 --seconds 20 --messages 20 --reactions 1000 --processes-per-node 2
+ *          --pg <admin URL> --redis <URL>
+ */
+import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { CHAT_EVENTS, SOCKET_EVENTS } from '@radiobroadcaster/contracts';
+import { WebSocket } from 'ws';
+import {
+  type ApiProcess,
+  cpuSeconds,
+  fmt,
+  quantile,
+  scratchDatabase,
+  seedStation,
+  startApi,
+  table,
+} from './bench-support.js';
+
+const now = () => performance.timeOrigin + performance.now();
+
+type ToClient = { type: 'start'; seconds: number } | { type: 'collect' } | { type: 'exit' };
+type FromClient =
+  | { type: 'ready'; connected: number; failed: number }
+  | { type: 'sent'; messages: number; refused: number; reactions: number }
+  | {
+      type: 'arrivals';
+      /** Message tag → latencies (ms) at this process's clients. */
+      latencies: Record<string, number[]>;
+      bursts: number;
+      connected: number;
+    };
+
+interface ClientPlan {
+  url: string;
+  count: number;
+  stationId: string;
+  /** How many of this process's sockets chat, and each one's messages a second. */
+  chatters: number;
+  chatRate: number;
+  reactors: number;
+  reactRate: number;
+}
+
+/** Speaks socket.io over `ws` directly (as bench:sockets), to keep the load generator light. */
+async function client(plan: ClientPlan): Promise<void> {
+  const endpoint = `${plan.url.replace(/^http/, 'ws')}/socket.io/?EIO=4&transport=websocket`;
+  const sockets: WebSocket[] = [];
+  const latencies: Record<string, number[]> = {};
+  let bursts = 0;
+  let failed = 0;
+  let ackId = 0;
+  const acks = new Map<number, (body: string) => void>();
+  const emit = (ws: WebSocket, event: string, body: unknown, ack?: (b: string) => void) => {
+    if (ack) {
+      const id = ++ackId;
+      acks.set(id, ack);
+      ws.send(`42${id}${JSON.stringify([event, body])}`);
+    } else ws.send(`42${JSON.stringify([event, body])}`);
+  };
+  const messagePrefix = `42["${CHAT_EVENTS.message}",`;
+  const burstPrefix = `42["${CHAT_EVENTS.reactionBurst}",`;
+  const open = () =>
+    new Promise<void>((resolve) => {
+      const ws = new WebSocket(endpoint);
+      const timer = setTimeout(() => fail(), 30_000);
+      let joined = false;
+      const fail = () => {
+        clearTimeout(timer);
+        failed++;
+        ws.terminate();
+        resolve();
+      };
+      ws.on('error', fail);
+      ws.on('message', (data: Buffer) => {
+        const msg = data.toString();
+        if (msg.startsWith(messagePrefix)) {
+          const m = /"text":"bench (\d+x\d+-\d+) (\d+(?:\.\d+)?)"/.exec(msg);
+          if (m) (latencies[m[1]!] ??= []).push(now() - Number(m[2]));
+        } else if (msg.startsWith(burstPrefix)) bursts++;
+        else if (msg === '2') ws.send('3');
+        else if (msg.startsWith('0{')) ws.send('40');
+        else if (msg.startsWith('40')) {
+          emit(ws, SOCKET_EVENTS.join, { stationId: plan.stationId }, (body) => {
+            clearTimeout(timer);
+            if (!body.includes('"ok":true')) return fail();
+            joined = true;
+            sockets.push(ws);
+            resolve();
+          });
+        } else if (msg.startsWith('43')) {
+          const m = /^43(\d+)/.exec(msg);
+          const id = Number(m?.[1]);
+          const cb = acks.get(id);
+          acks.delete(id);
+          cb?.(msg);
+        }
+      });
+      ws.on('close', () => {
+        if (!joined) fail();
+      });
+    });
+  const batch = 200;
+  for (let i = 0; i < plan.count; i += batch)
+    await Promise.all(Array.from({ length: Math.min(batch, plan.count - i) }, open));
+  // Chatters name themselves (guests).
+  const tag = randomBytes(2).toString('hex');
+  const chatters = sockets.slice(0, plan.chatters);
+  await Promise.all(
+    chatters.map(
+      (ws, i) =>
+        new Promise<void>((resolve) =>
+          emit(
+            ws,
+            CHAT_EVENTS.hello,
+            { stationId: plan.stationId, name: `bench-${tag}-${process.pid}-${i}` },
+            () => resolve(),
+          ),
+        ),
+    ),
+  );
+  send({ type: 'ready', connected: sockets.length, failed });
+
+  process.on('message', (msg: ToClient) => {
+    if (msg.type === 'start') {
+      let sent = 0;
+      let refused = 0;
+      let reactions = 0;
+      const timers: NodeJS.Timeout[] = [];
+      chatters.forEach((ws, i) => {
+        let seq = 0;
+        const t = setInterval(() => {
+          const text = `bench ${process.pid}x${i}-${seq++} ${now()}`;
+          emit(ws, CHAT_EVENTS.send, { stationId: plan.stationId, text }, (body) => {
+            if (body.includes('"ok":true')) sent++;
+            else refused++;
+          });
+        }, 1000 / plan.chatRate);
+        timers.push(t);
+      });
+      const kinds = ['heart', 'fire', 'clap', 'laugh', 'wow'];
+      sockets.slice(plan.chatters, plan.chatters + plan.reactors).forEach((ws, i) => {
+        const t = setInterval(() => {
+          emit(ws, CHAT_EVENTS.reactionSend, { stationId: plan.stationId, kind: kinds[i % 5] });
+          reactions++;
+        }, 1000 / plan.reactRate);
+        timers.push(t);
+      });
+      setTimeout(() => {
+        for (const t of timers) clearInterval(t);
+        send({ type: 'sent', messages: sent, refused, reactions });
+      }, msg.seconds * 1000);
+    } else if (msg.type === 'collect') {
+      send({ type: 'arrivals', latencies, bursts, connected: sockets.length });
+    } else {
+      for (const s of sockets) s.terminate();
+      process.exit(0);
+    }
+  });
+}
+
+function send(msg: FromClient): void {
+  process.send!(msg);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      clients: { type: 'string', default: '10000' },
+      seconds: { type: 'string', default: '20' },
+      messages: { type: 'string', default: '20' },
+      reactions: { type: 'string', default: '1000' },
+      'processes-per-node': { type: 'string', default: '2' },
+      pg: {
+        type: 'string',
+        default: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+      },
+      redis: { type: 'string', default: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' },
+    },
+  });
+  const total = Number(values.clients);
+  const seconds = Number(values.seconds);
+  const msgRate = Number(values.messages);
+  const reactRate = Number(values.reactions);
+  const perNode = Number(values['processes-per-node']);
+
+  const db = await scratchDatabase(values.pg);
+  const env = {
+    DATABASE_URL: db.url,
+    REDIS_URL: values.redis,
+    EVENT_PREFIX: `rbbench-${randomBytes(4).toString('hex')}`,
+    AUTH_SECRET: randomBytes(32).toString('hex'),
+  };
+  const nodes: ApiProcess[] = [];
+  const children: ReturnType<typeof fork>[] = [];
+  try {
+    nodes.push(await startApi(env, 0));
+    nodes.push(await startApi(env, 1));
+    const seeded = await seedStation(nodes[0]!.url);
+    const processes = nodes.length * perNode;
+    // Within the per-client limits: a message a second per chatter, 8 reactions a second per reactor.
+    const chattersPerProcess = Math.max(1, Math.ceil(msgRate / processes));
+    const chatRate = msgRate / (chattersPerProcess * processes);
+    const reactorsPerProcess = Math.max(1, Math.ceil(reactRate / 6 / processes));
+    const perReactor = reactRate / (reactorsPerProcess * processes);
+    console.log(
+      `chat bench: ${fmt(total)} clients of one station, half on each of 2 API nodes (cores 0 and 1) ` +
+        `sharing PostgreSQL and Redis; ${fmt(msgRate)} messages/s and ${fmt(reactRate)} reactions/s ` +
+        `for ${seconds} s. Clients run on this host (unpinned), not in a network namespace.`,
+    );
+    const self = fileURLToPath(import.meta.url);
+    const plans: ClientPlan[] = [];
+    for (const node of nodes)
+      for (let p = 0; p < perNode; p++)
+        plans.push({
+          url: node.url,
+          count: 0,
+          stationId: seeded.stationId,
+          chatters: chattersPerProcess,
+          chatRate,
+          reactors: reactorsPerProcess,
+          reactRate: perReactor,
+        });
+    for (let i = 0; i < total; i++) plans[i % plans.length]!.count++;
+    const ready = plans.map((plan) => {
+      const child = fork(self, ['--client', JSON.stringify(plan)], {
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
+      children.push(child);
+      return next<FromClient & { type: 'ready' }>(child, 'ready');
+    });
+    const joined = await Promise.all(ready);
+    const connected = joined.reduce((n, r) => n + r.connected, 0);
+    console.log(
+      `connected and joined: ${fmt(connected)} (${fmt(joined.reduce((n, r) => n + r.failed, 0))} failed)`,
+    );
+
+    const cpu0 = nodes.map((n) => cpuSeconds(n.pid));
+    const t0 = now();
+    const sentP = children.map((c) => next<FromClient & { type: 'sent' }>(c, 'sent'));
+    for (const c of children) c.send({ type: 'start', seconds } satisfies ToClient);
+    const sent = await Promise.all(sentP);
+    // Late deliveries: give them a moment, as a listener would wait.
+    await new Promise((r) => setTimeout(r, 2000));
+    const elapsed = (now() - t0) / 1000;
+    const cpu = nodes.map((n, i) => cpuSeconds(n.pid) - cpu0[i]!);
+    const arrivalsP = children.map((c) => next<FromClient & { type: 'arrivals' }>(c, 'arrivals'));
+    for (const c of children) c.send({ type: 'collect' } satisfies ToClient);
+    const arrivals = await Promise.all(arrivalsP);
+
+    const byMessage = new Map<string, number[]>();
+    for (const a of arrivals)
+      for (const [k, v] of Object.entries(a.latencies)) {
+        let list = byMessage.get(k);
+        if (!list) byMessage.set(k, (list = []));
+        list.push(...v);
+      }
+    const need = Math.ceil(0.99 * connected);
+    const reached: number[] = [];
+    let duplicates = 0;
+    for (const list of byMessage.values()) {
+      list.sort((x, y) => x - y);
+      if (list.length > connected) duplicates += list.length - connected;
+      reached.push(list.length >= need ? list[need - 1]! : Infinity);
+    }
+    reached.sort((x, y) => x - y);
+    const accepted = sent.reduce((n, s) => n + s.messages, 0);
+    const refused = sent.reduce((n, s) => n + s.refused, 0);
+    const pressed = sent.reduce((n, s) => n + s.reactions, 0);
+    const within1s = reached.filter((r) => r <= 1000).length;
+    const bursts = arrivals.reduce((n, a) => n + a.bursts, 0);
+    const all = [...byMessage.values()].flat().sort((x, y) => x - y);
+    console.log(
+      `\n${table(
+        ['figure', 'value'],
+        [
+          ['messages accepted / refused', `${fmt(accepted)} / ${fmt(refused)}`],
+          ['reactions pressed', fmt(pressed)],
+          [
+            'delivery p50 / p99 over all deliveries (ms)',
+            `${fmt(quantile(all, 0.5))} / ${fmt(quantile(all, 0.99))}`,
+          ],
+          [
+            '99 % of clients had a message by: p50 / p99 over messages (ms)',
+            `${fmt(quantile(reached, 0.5))} / ${fmt(quantile(reached, 0.99))}`,
+          ],
+          [
+            'messages that reached 99 % of clients within 1 s',
+            `${fmt((100 * within1s) / Math.max(1, reached.length), 1)} %`,
+          ],
+          ['deliveries beyond one per client (duplicates)', fmt(duplicates)],
+          [
+            'reaction messages per client per second',
+            fmt(bursts / Math.max(1, connected) / elapsed, 2),
+          ],
+          ['server CPU node A / B (s)', `${fmt(cpu[0]!, 1)} / ${fmt(cpu[1]!, 1)}`],
+          [
+            'server CPU per 1,000 clients (% of a core)',
+            fmt((100 * (cpu[0]! + cpu[1]!)) / elapsed / (connected / 1000), 1),
+          ],
+        ],
+      )}`,
+    );
+    const met = quantile(reached, 0.99) <= 1000;
+    console.log(
+      `\nGoal: p99 delivery of messages within 1 s to 99 % of ${fmt(connected)} clients: ${met ? 'yes' : 'NO'}`,
+    );
+  } finally {
+    for (const c of children) if (c.connected) c.send({ type: 'exit' } satisfies ToClient);
+    await Promise.all(
+      children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null)),
+    );
+    for (const n of nodes) await n.stop();
+    await db.drop();
+  }
+}
+
+function next<T extends FromClient>(child: ReturnType<typeof fork>, type: T['type']): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onMessage = (m: FromClient) => {
+      if (m.type !== type) return;
+      child.off('message', onMessage);
+      resolve(m as T);
+    };
+    child.on('message', onMessage);
+    child.once('exit', (code) => reject(new Error(`client process exited with ${code}`)));
+  });
+}
+
+const at = process.argv.indexOf('--client');
+if (at >= 0) await client(JSON.parse(process.argv[at + 1]!) as ClientPlan);
+else await main();
