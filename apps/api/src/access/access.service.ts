@@ -280,7 +280,7 @@ export class AccessService {
     }
     throw new AppError(
       ErrorTag.PrivateStation,
-      'This is a private station: its schedule is for its listeners',
+      'This is a private station: only its listeners may see this',
     );
   }
 

@@ -27,7 +27,9 @@ import { z } from 'zod';
 import type { AuthContext } from '../auth/auth-context.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { OptionalSessionGuard, SessionGuard } from '../auth/session.guard.js';
+import { AccessService } from '../access/access.service.js';
 import { RecordingsService } from '../recordings/recordings.service.js';
+import { StationsService } from '../stations/stations.service.js';
 import { AppError } from '../common/app-error.js';
 import { ZodPipe } from '../common/zod.pipe.js';
 import { OwnerRoute, ZodBody } from '../stations/owner-routes.js';
@@ -51,7 +53,14 @@ export class ChatController {
     @Inject(ChatRepository) private readonly repo: ChatRepository,
     @Inject(ChatGateway) private readonly gateway: ChatGateway,
     @Inject(RecordingsService) private readonly recordings: RecordingsService,
+    @Inject(AccessService) private readonly access: AccessService,
+    @Inject(StationsService) private readonly stations: StationsService,
   ) {}
+
+  /** A private station's chat and presence are for its owner and listeners with a grant (`?grant=`). */
+  private async assertMayHear(stationId: string, user: AuthContext | undefined, grant: unknown) {
+    await this.access.assertMayHear(await this.stations.entity(stationId), user?.userId, grant);
+  }
 
   @Get('api/recordings/:recordingId/chat')
   @UseGuards(OptionalSessionGuard)
@@ -62,9 +71,14 @@ export class ChatController {
   async replayChat(
     @CurrentUser() user: AuthContext | undefined,
     @Param('recordingId', new ZodPipe(z.string().uuid())) recordingId: string,
+    @Query('grant') grant: unknown,
   ) {
-    // Visible as the recording is (published, or to its owner): 404 otherwise.
-    const r = await this.recordings.get(recordingId, user?.userId);
+    // Visible as the recording is (recordingAccess; a private station's with its grant): 404 otherwise.
+    const r = await this.recordings.get(
+      recordingId,
+      user?.userId,
+      typeof grant === 'string' ? grant : undefined,
+    );
     const start = new Date(r.startedAt);
     // The audio's length decides what a replay covers (a recording may end after its last packet).
     const end = new Date(
@@ -203,10 +217,14 @@ export class ChatController {
   @ApiOperation({
     summary: 'Recent chat messages (oldest first), the pinned one, the room settings',
   })
-  history(
+  @UseGuards(OptionalSessionGuard)
+  async history(
     @Param('stationId', new ZodPipe(StationId)) stationId: string,
     @Query('limit') limit: unknown,
+    @Query('grant') grant: unknown,
+    @CurrentUser() user: AuthContext | undefined,
   ) {
+    await this.assertMayHear(stationId, user, grant);
     const n = Limit.safeParse(limit);
     if (!n.success) throw AppError.validation(`limit must be 1..${CHAT_LIMITS.history}`);
     return this.chat.history(stationId, n.data);
@@ -215,7 +233,13 @@ export class ChatController {
   @Get('api/stations/:stationId/presence')
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Who is listening: the count, the named listeners, and the guests' })
-  presence(@Param('stationId', new ZodPipe(StationId)) stationId: string) {
+  @UseGuards(OptionalSessionGuard)
+  async presence(
+    @Param('stationId', new ZodPipe(StationId)) stationId: string,
+    @Query('grant') grant: unknown,
+    @CurrentUser() user: AuthContext | undefined,
+  ) {
+    await this.assertMayHear(stationId, user, grant);
     return this.chat.presence(stationId);
   }
 }

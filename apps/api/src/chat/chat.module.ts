@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccessModule } from '../access/access.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { DomainsModule } from '../domains/domains.module.js';
 import { RecordingsModule } from '../recordings/recordings.module.js';
@@ -13,7 +14,7 @@ import { PresenceRegistry } from './presence.registry.js';
 
 /** Live together (issue 27): presence lists, chat with moderation, reactions. */
 @Module({
-  imports: [AuthModule, StationsModule, WebhooksModule, RecordingsModule, DomainsModule],
+  imports: [AccessModule, AuthModule, StationsModule, WebhooksModule, RecordingsModule, DomainsModule],
   controllers: [ChatController, PlayerChatController],
   providers: [ChatRepository, ChatService, PresenceRegistry, ChatGateway],
   exports: [ChatService],

@@ -2,6 +2,7 @@ import type { ChatMessage, Recording } from '@radiobroadcaster/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { apiFetch } from '../../lib/api';
+import { withGrant } from '../../lib/listen-grant';
 import { ChatMessageItem } from './ChatPanel';
 import './together.css';
 
@@ -11,10 +12,13 @@ type ReplayMessage = ChatMessage & { offsetMs: number };
  * The chat kept with a recording, in step with the replay's audio (`[data-testid=replay-audio]` on
  * the page): the messages sent up to the current position; a seek moves it at once.
  */
-export function ReplayChat({ recording }: { recording: Recording }) {
+export function ReplayChat({ recording, grant }: { recording: Recording; grant?: string | null }) {
   const chat = useQuery({
     queryKey: ['chat', 'replay', recording.id],
-    queryFn: () => apiFetch<{ messages: ReplayMessage[] }>(`/api/recordings/${recording.id}/chat`),
+    queryFn: () =>
+      apiFetch<{ messages: ReplayMessage[] }>(
+        withGrant(`/api/recordings/${recording.id}/chat`, grant ?? null),
+      ),
   });
   const [ms, setMs] = useState(0);
   const listRef = useRef<HTMLOListElement>(null);

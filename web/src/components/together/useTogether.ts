@@ -11,6 +11,7 @@ import {
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Socket } from 'socket.io-client';
 import { apiFetch } from '../../lib/api';
+import { grantFor, withGrant } from '../../lib/listen-grant';
 import { getSocket } from '../../lib/socket';
 
 export type HelloAck =
@@ -32,8 +33,12 @@ export function useTogether(stationId: string) {
 
   const load = useCallback(async () => {
     const [h, p] = await Promise.all([
-      apiFetch<ChatHistoryResponse>(`/api/stations/${stationId}/chat?limit=100`),
-      apiFetch<PresenceUpdate>(`/api/stations/${stationId}/presence`),
+      apiFetch<ChatHistoryResponse>(
+        withGrant(`/api/stations/${stationId}/chat?limit=100`, grantFor(stationId)),
+      ),
+      apiFetch<PresenceUpdate>(
+        withGrant(`/api/stations/${stationId}/presence`, grantFor(stationId)),
+      ),
     ]);
     setMessages(h.messages);
     setPinned(h.pinned);

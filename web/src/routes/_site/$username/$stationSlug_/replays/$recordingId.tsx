@@ -101,7 +101,7 @@ function ReplayPage() {
           recording={recording}
           src={recordingAudioPath(recording.id, false, grantAt(username, station.slug))}
         />
-        <ReplayChat recording={recording} />
+        <ReplayChat recording={recording} grant={grantAt(username, station.slug)} />
         <p className="actions">
           <a
             className="btn"
