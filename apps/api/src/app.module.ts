@@ -26,6 +26,7 @@ import { RecordingsModule } from './recordings/recordings.module.js';
 import { RelaysModule } from './relays/relays.module.js';
 import { DemoModule } from './demo/demo.module.js';
 import { ShowsModule } from './shows/shows.module.js';
+import { FollowModule } from './follow/follow.module.js';
 
 @Module({})
 export class AppModule {
@@ -59,6 +60,8 @@ export class AppModule {
         DemoModule,
         // Its `/{username}/{slug}/schedule.ics` comes before the web app's catch-all.
         ShowsModule,
+        // Followers and notifications; its `/{username}/{slug}/podcast.xml` before the catch-all.
+        FollowModule,
         // sitemap.xml, robots.txt, the blog feed: before the web app's catch-all.
         ContentModule,
         // Last: its catch-all GET serves the web app.

@@ -7,6 +7,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'station.offline',
   'now_playing.changed',
   'recording.ready',
+  'show.scheduled',
+  'show.starting',
+  'station.followed',
 ] as const;
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
 export type WebhookEventType = z.infer<typeof WebhookEventType>;

@@ -50,6 +50,7 @@ import { SessionsRepository } from './sessions.repository.js';
     OptionalSessionGuard,
     SessionsRepository,
     UsersModule,
+    AuthMailer,
   ],
 })
 export class AuthModule {}

@@ -18,6 +18,7 @@ import { RecordingStorage1796000000000 } from './migrations/1796000000000-record
 import { OutboundPaused1796100000000 } from './migrations/1796100000000-outbound-paused.js';
 import { PublicStreamDefault1796150000000 } from './migrations/1796150000000-public-stream-default.js';
 import { Shows1796200000000 } from './migrations/1796200000000-shows.js';
+import { Follow1797200000000 } from './migrations/1797200000000-follow.js';
 import { AllowedDomainsCap1795500000000 } from './migrations/1795500000000-allowed-domains-cap.js';
 import { StationReconnecting1795600000000 } from './migrations/1795600000000-station-reconnecting.js';
 import { EventOutbox1795700000000 } from './migrations/1795700000000-event-outbox.js';
@@ -56,6 +57,7 @@ export const MIGRATIONS = [
   OutboundPaused1796100000000,
   PublicStreamDefault1796150000000,
   Shows1796200000000,
+  Follow1797200000000,
 ];
 
 /** The one set of TypeORM options for real PostgreSQL and embedded PGlite alike. */

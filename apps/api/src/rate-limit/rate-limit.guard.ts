@@ -24,6 +24,7 @@ const WHAT: Record<RateLimitName, string> = {
   signUp: 'Too many sign-ups from this network',
   signUpAddress: 'Too many sign-up attempts with this email address',
   source: 'Too many failed source logins',
+  follow: 'Too many follow requests',
 };
 
 /**

@@ -46,6 +46,9 @@ const EVENT_TEXT: Record<WebhookEventType, string> = {
   'station.offline': 'goes offline or ends',
   'now_playing.changed': 'now playing changes',
   'recording.ready': 'a recording is ready',
+  'show.scheduled': 'a show is scheduled',
+  'show.starting': 'a scheduled show starts',
+  'station.followed': 'the number of followers changes',
 };
 
 function WebhooksPage() {
