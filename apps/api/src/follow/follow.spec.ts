@@ -5,6 +5,7 @@
  * mail off, show reminders, guests by double opt-in, follow floods refused.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type {
   CreateStationResponse,
@@ -46,9 +47,20 @@ describe('followers and their notices', () => {
   let fan: TestUser;
   let stationId: string;
   let stationUrl: string;
+  let receiver: Server;
+  const hooks: { type: string; data: Record<string, unknown> }[] = [];
 
   beforeAll(async () => {
     await sink.start();
+    receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        hooks.push(JSON.parse(body) as { type: string; data: Record<string, unknown> });
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
     const created = await createTestDatabase();
     dropDb = created.drop;
     const env = {
@@ -59,6 +71,8 @@ describe('followers and their notices', () => {
       RATE_LIMIT_FOLLOW_PER_HOUR: String(FOLLOW_LIMIT),
       // One public address for the cluster, as behind a load balancer.
       PUBLIC_URL: 'http://radio.test',
+      // The test's webhook receiver is on loopback.
+      OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
       LOG_LEVEL: process.env.FOLLOW_LOG ?? 'silent',
     };
     a = await startTestApp({ redis: true, env });
@@ -74,6 +88,16 @@ describe('followers and their notices', () => {
     const station = (res.body as CreateStationResponse).station;
     stationId = station.id;
     stationUrl = `http://radio.test/${owner.username}/${station.slug}`;
+    const { port } = receiver.address() as { port: number };
+    await request(a.url)
+      .post('/api/stations/webhooks')
+      .set(owner.auth)
+      .send({
+        stationId,
+        url: `http://127.0.0.1:${port}/hook`,
+        events: ['show.scheduled', 'show.starting', 'station.followed'],
+      })
+      .expect(201);
   });
 
   afterAll(async () => {
@@ -81,6 +105,7 @@ describe('followers and their notices', () => {
     await a?.close();
     await dropDb?.();
     await sink.close();
+    receiver?.close();
   });
 
   const live = (app: TestApp) =>
@@ -294,6 +319,27 @@ describe('followers and their notices', () => {
       .set(owner.auth)
       .send({ stationId, title: 'Early Bird', startsAt: now, durationMinutes: 20, timeZone: 'UTC' })
       .expect(201);
+    await request(a.url)
+      .post('/api/stations/shows')
+      .set(owner.auth)
+      .send({
+        stationId,
+        title: 'Quick Start',
+        startsAt: new Date(Date.now() + 4000).toISOString(),
+        durationMinutes: 5,
+        timeZone: 'UTC',
+      })
+      .expect(201);
+    await waitUntil(
+      () => sink.to(fan.email, /"Quick Start" on Night Owl Radio is starting/).length === 1,
+      30_000,
+      'the at-start reminder',
+    );
+    await waitUntil(() => hooks.some((h) => h.type === 'show.starting'), 20_000, 'show.starting');
+    expect(hooks.filter((h) => h.type === 'show.starting')).toHaveLength(1);
+    expect(hooks.find((h) => h.type === 'show.starting')!.data.show).toMatchObject({
+      title: 'Quick Start',
+    });
     await waitUntil(
       () => sink.to(fan.email, /"Owl Hour" on Night Owl Radio starts in 30 minutes/).length === 1,
       30_000,
@@ -308,6 +354,22 @@ describe('followers and their notices', () => {
     // "Early Bird" starts in 6 minutes: its 30-minute moment has passed, no late reminder.
     expect(sink.to(fan.email, /Early Bird/)).toHaveLength(0);
   }, 60_000);
+
+  it('webhooks: station.followed carries the count only; show.scheduled and show.starting', async () => {
+    await waitUntil(
+      () => hooks.some((h) => h.type === 'station.followed'),
+      20_000,
+      'station.followed',
+    );
+    for (const h of hooks.filter((h) => h.type === 'station.followed')) {
+      expect(Object.keys(h.data).sort()).toEqual(['followers', 'station']);
+      expect(JSON.stringify(h)).not.toContain(fan.username);
+      expect(JSON.stringify(h)).not.toContain(guestEmail);
+    }
+    await waitUntil(() => hooks.some((h) => h.type === 'show.scheduled'), 20_000, 'show.scheduled');
+    const scheduled = hooks.find((h) => h.type === 'show.scheduled')!;
+    expect(scheduled.data.show).toMatchObject({ title: 'Owl Hour', stationId });
+  });
 
   it('a follow flood is refused with 429', async () => {
     let status = 0;
