@@ -18,6 +18,7 @@ import { formatDuration, formatWhen, ReplayList } from './Replays';
 import { usePlayback } from '../lib/use-playback';
 import { HeadphonesIcon, PlayIcon, StopIcon, VolumeIcon } from './icons';
 import { NextShow } from './NextShow';
+import { FollowButton } from './follow/FollowButton';
 
 export function isLive(station: Station): boolean {
   return station.isActive && station.status === 'live';
@@ -365,6 +366,7 @@ export function StationView({ station, gone = false }: { station: Station; gone?
           )}
           <NextShow station={station} />
           <PlayerControls station={station} />
+          {isDemoStationId(station.id) ? null : <FollowButton station={station} />}
         </div>
       </div>
       {replays.isError ? (

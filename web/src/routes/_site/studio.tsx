@@ -14,6 +14,8 @@ import { PublicStreamCard } from '../../components/studio/PublicStreamCard';
 import { RelaysCard } from '../../components/studio/RelaysCard';
 import { ProfilePictureCard } from '../../components/studio/ProfilePictureCard';
 import { RecordingsCard } from '../../components/studio/RecordingsCard';
+import { ScheduleCard } from '../../components/studio/ScheduleCard';
+import { FollowersCard } from '../../components/studio/FollowersCard';
 import { StationDetailsCard } from '../../components/studio/StationDetailsCard';
 import { StationHeaderCard } from '../../components/studio/StationHeaderCard';
 import { requireSessionOrSignIn } from '../../lib/auth';
@@ -122,6 +124,8 @@ function StationStudio({ initial, onDeleted }: { initial: Station; onDeleted: ()
       <PublicStreamCard station={station} />
       <RelaysCard station={station} />
       <RecordingsCard station={station} />
+      <ScheduleCard station={station} />
+      <FollowersCard station={station} />
       <ArtworkCard station={station} />
       <StationDetailsCard station={station} username={station.broadcaster.username} />
       <DeleteStationCard station={station} onDeleted={onDeleted} />
