@@ -27,6 +27,7 @@ import { RelaysModule } from './relays/relays.module.js';
 import { DemoModule } from './demo/demo.module.js';
 import { ShowsModule } from './shows/shows.module.js';
 import { FollowModule } from './follow/follow.module.js';
+import { PodcastModule } from './podcast/podcast.module.js';
 
 @Module({})
 export class AppModule {
@@ -62,6 +63,8 @@ export class AppModule {
         ShowsModule,
         // Followers and notifications; its `/{username}/{slug}/podcast.xml` before the catch-all.
         FollowModule,
+        // `/{username}/{slug}/podcast.xml` and its artwork: before the web app's catch-all.
+        PodcastModule,
         // sitemap.xml, robots.txt, the blog feed: before the web app's catch-all.
         ContentModule,
         // Last: its catch-all GET serves the web app.

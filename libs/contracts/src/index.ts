@@ -15,3 +15,4 @@ export * from './images.js';
 export * from './recordings.js';
 export * from './shows.js';
 export * from './follow.js';
+export * from './podcast.js';

@@ -19,6 +19,7 @@ import { OutboundPaused1796100000000 } from './migrations/1796100000000-outbound
 import { PublicStreamDefault1796150000000 } from './migrations/1796150000000-public-stream-default.js';
 import { Shows1796200000000 } from './migrations/1796200000000-shows.js';
 import { Follow1797200000000 } from './migrations/1797200000000-follow.js';
+import { PodcastEpisodes1797200000001 } from './migrations/1797200000001-podcast-episodes.js';
 import { AllowedDomainsCap1795500000000 } from './migrations/1795500000000-allowed-domains-cap.js';
 import { StationReconnecting1795600000000 } from './migrations/1795600000000-station-reconnecting.js';
 import { EventOutbox1795700000000 } from './migrations/1795700000000-event-outbox.js';
@@ -58,6 +59,7 @@ export const MIGRATIONS = [
   PublicStreamDefault1796150000000,
   Shows1796200000000,
   Follow1797200000000,
+  PodcastEpisodes1797200000001,
 ];
 
 /** The one set of TypeORM options for real PostgreSQL and embedded PGlite alike. */
