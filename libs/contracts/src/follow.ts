@@ -69,3 +69,23 @@ export interface FollowerCounts {
 export interface GuestFollowResponse {
   status: 'confirmation-sent';
 }
+
+const Base64Url = (bytes: number) =>
+  z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+={0,2}$/, 'must be base64url')
+    .refine(
+      (v) => Math.floor((v.replace(/=+$/, '').length * 3) / 4) === bytes,
+      `must be ${bytes} bytes`,
+    );
+
+/** `POST /api/push/subscriptions`: a browser's `PushSubscription.toJSON()`. */
+export const PushSubscriptionRequest = z.object({
+  endpoint: z.string().url('must be a URL').max(2048),
+  expirationTime: z.number().nullable().optional(),
+  keys: z.object({ p256dh: Base64Url(65), auth: Base64Url(16) }),
+});
+export type PushSubscriptionRequest = z.infer<typeof PushSubscriptionRequest>;
+
+export const RemovePushSubscriptionRequest = z.object({ endpoint: z.string().max(2048) });
+export type RemovePushSubscriptionRequest = z.infer<typeof RemovePushSubscriptionRequest>;

@@ -9,7 +9,7 @@ import { AuthMailer, redactAddress } from '../auth/auth.mailer.js';
 import { FollowLinks } from './follow-links.js';
 import { noticeMail } from './follow-mail.js';
 import { FollowRepository, type NotificationJob } from './follow.repository.js';
-import { PushNotifier } from './push-notifier.js';
+import { PushNotifier, PushRetry } from './push-notifier.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 
 const POLL_MS = 1000;
@@ -126,6 +126,8 @@ export class NotificationDispatcher implements OnApplicationBootstrap, BeforeApp
         );
         return this.repo.finishJob(job.id, 'dropped', `hard bounce: ${message}`);
       }
+      if (job.channel === 'push' && !(err instanceof PushRetry))
+        return this.repo.finishJob(job.id, 'failed', message);
       if (job.attempts >= MAX_ATTEMPTS) return this.repo.finishJob(job.id, 'failed', message);
       await this.repo.retryJob(job.id, 15_000 * 2 ** job.attempts, message);
     }

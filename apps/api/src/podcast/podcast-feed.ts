@@ -8,7 +8,6 @@ const esc = (s: string) =>
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
     // XML 1.0 allows no control characters but tab and line breaks.
-    // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
 /** Podcasting 2.0's `podcast:guid`: UUIDv5 of the feed URL without scheme and trailing slashes. */
