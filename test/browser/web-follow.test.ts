@@ -182,6 +182,10 @@ describe('follow and schedule in the browser', () => {
     await followers.waitFor({ timeout: 30_000 });
     expect(await followers.textContent()).toBe('2 followers');
     await shoot(studio, 'follow-studio-followers', studio.getByTestId('studio-followers'));
+    // The podcast's address, for podcast apps.
+    expect(await studio.getByTestId('podcast-feed-url').textContent()).toBe(
+      `${app.url}${stationPath}/podcast.xml`,
+    );
 
     // ---- the profile lists the upcoming show ----
     const profile = await browser.newPage({ viewport: { width: 1280, height: 800 } });

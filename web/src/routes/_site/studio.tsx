@@ -16,6 +16,7 @@ import { ProfilePictureCard } from '../../components/studio/ProfilePictureCard';
 import { RecordingsCard } from '../../components/studio/RecordingsCard';
 import { ScheduleCard } from '../../components/studio/ScheduleCard';
 import { FollowersCard } from '../../components/studio/FollowersCard';
+import { PodcastCard } from '../../components/studio/PodcastCard';
 import { StationDetailsCard } from '../../components/studio/StationDetailsCard';
 import { StationHeaderCard } from '../../components/studio/StationHeaderCard';
 import { requireSessionOrSignIn } from '../../lib/auth';
@@ -126,6 +127,7 @@ function StationStudio({ initial, onDeleted }: { initial: Station; onDeleted: ()
       <RecordingsCard station={station} />
       <ScheduleCard station={station} />
       <FollowersCard station={station} />
+      <PodcastCard station={station} />
       <ArtworkCard station={station} />
       <StationDetailsCard station={station} username={station.broadcaster.username} />
       <DeleteStationCard station={station} onDeleted={onDeleted} />
