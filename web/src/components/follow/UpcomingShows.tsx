@@ -23,7 +23,11 @@ export function UpcomingShows({ stations }: { stations: Station[] }) {
     .slice(0, 10);
   if (list.length === 0) return null;
   return (
-    <section className="card" aria-labelledby="upcoming-title" data-testid="profile-shows">
+    <section
+      className="card profile-shows"
+      aria-labelledby="upcoming-title"
+      data-testid="profile-shows"
+    >
       <h2 id="upcoming-title">Upcoming shows</h2>
       <ul className="upcoming-shows">
         {list.map(({ o, s }) => (
