@@ -203,6 +203,16 @@ describe('follow and schedule in the browser', () => {
     await embedNext.waitFor({ timeout: 30_000 });
     expect(await embed.getByTestId('follow-button').textContent()).toBe('Get an e-mail when live');
     await embed.screenshot({ path: screenshotPath('follow-embed-countdown-480x400') });
+    // Following from the embed: by e-mail (a foreign site cannot sign our users in).
+    await embed.getByTestId('follow-button').click();
+    await embed.getByTestId('follow-email').fill('embed.fan@example.com');
+    await embed.getByTestId('follow-email-submit').click();
+    await embed.getByTestId('follow-sent').waitFor();
+    const embedConfirm = await nextMail(
+      'embed.fan@example.com',
+      'Confirm: follow Harbour Lights FM',
+    );
+    expect(embedConfirm.mail.text).toMatch(/\/api\/follow\/confirm\?token=/);
 
     await app.app.get(StationsService).transition(station.id, 'live', true, true);
     await embedNext.waitFor({ state: 'detached', timeout: 30_000 });
