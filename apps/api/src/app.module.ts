@@ -28,6 +28,8 @@ import { DemoModule } from './demo/demo.module.js';
 import { ShowsModule } from './shows/shows.module.js';
 import { AccessModule } from './access/access.module.js';
 import { ChatModule } from './chat/chat.module.js';
+import { FollowModule } from './follow/follow.module.js';
+import { PodcastModule } from './podcast/podcast.module.js';
 
 @Module({})
 export class AppModule {
@@ -62,6 +64,10 @@ export class AppModule {
         DemoModule,
         // Its `/{username}/{slug}/schedule.ics` comes before the web app's catch-all.
         ShowsModule,
+        // Followers and notifications; its `/{username}/{slug}/podcast.xml` before the catch-all.
+        FollowModule,
+        // `/{username}/{slug}/podcast.xml` and its artwork: before the web app's catch-all.
+        PodcastModule,
         // sitemap.xml, robots.txt, the blog feed: before the web app's catch-all.
         ContentModule,
         // Private stations' owner routes (invites, password, listener list): before the catch-all.

@@ -16,3 +16,5 @@ export * from './recordings.js';
 export * from './shows.js';
 export * from './access.js';
 export * from './chat.js';
+export * from './follow.js';
+export * from './podcast.js';

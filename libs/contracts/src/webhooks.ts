@@ -9,6 +9,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'recording.ready',
   'chat.message',
   'reaction.burst',
+  'show.scheduled',
+  'show.starting',
+  'station.followed',
 ] as const;
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
 export type WebhookEventType = z.infer<typeof WebhookEventType>;

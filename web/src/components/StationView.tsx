@@ -21,6 +21,7 @@ import { ChatPanel } from './together/ChatPanel';
 import { useReportPlaying } from './together/useTogether';
 import { HeadphonesIcon, PlayIcon, StopIcon, VolumeIcon } from './icons';
 import { NextShow } from './NextShow';
+import { FollowButton } from './follow/FollowButton';
 
 export function isLive(station: Station): boolean {
   return station.isActive && station.status === 'live';
@@ -371,6 +372,7 @@ export function StationView({ station, gone = false }: { station: Station; gone?
           )}
           <NextShow station={station} />
           <PlayerControls station={station} />
+          {isDemoStationId(station.id) ? null : <FollowButton station={station} />}
         </div>
       </div>
       {replays.isError ? (

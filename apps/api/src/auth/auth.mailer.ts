@@ -10,6 +10,8 @@ export interface AccountMail {
   to: string;
   subject: string;
   text: string;
+  /** Extra headers (e.g. `List-Unsubscribe`), one line each. */
+  headers?: Record<string, string>;
 }
 
 /** `ann@example.com` → `a***@example.com`: enough to tell mails apart in a log, not the address. */
@@ -38,6 +40,7 @@ export function toEml(mail: AccountMail, from: string, date = new Date()): strin
     'MIME-Version: 1.0',
     'Content-Type: text/plain; charset=utf-8',
     'Content-Transfer-Encoding: 8bit',
+    ...Object.entries(mail.headers ?? {}).map(([k, v]) => `${k}: ${headerValue(v)}`),
   ];
   return `${headers.join('\r\n')}\r\n\r\n${mail.text.replace(/\r?\n/g, '\r\n')}`;
 }

@@ -51,6 +51,7 @@ import { SessionsRepository } from './sessions.repository.js';
     OptionalSessionGuard,
     SessionsRepository,
     UsersModule,
+    AuthMailer,
   ],
 })
 export class AuthModule {}

@@ -107,6 +107,16 @@ const EnvSchema = z.object({
     .string()
     .regex(/^\d+,\d+,\d+$/, 'N,r,p, e.g. 16384,8,5')
     .default('16384,8,5'),
+  RATE_LIMIT_FOLLOW_PER_HOUR: int(30),
+  VAPID_PUBLIC_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{80,100}$/, 'base64url P-256 public key')
+    .optional(),
+  VAPID_PRIVATE_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{40,50}$/, 'base64url P-256 private key')
+    .optional(),
+  VAPID_SUBJECT: z.string().optional(),
 });
 
 /** The name of every variable the API reads (.env.example and the README list them all). */
@@ -191,6 +201,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       source: { limit: e.RATE_LIMIT_SOURCE_AUTH_PER_MINUTE, ttlMs: 60_000 },
       /** private-station password attempts (joins with `password`) per client IP and station */
       stationPassword: { limit: e.RATE_LIMIT_STATION_PASSWORD_PER_MINUTE, ttlMs: 60_000 },
+      /** follows, unfollows and guest follow requests (floods would spam owners' webhooks and mailboxes) */
+      follow: { limit: e.RATE_LIMIT_FOLLOW_PER_HOUR, ttlMs: 3_600_000 },
     },
     /** How long a private station's listening grant (and the playlist links made from it) lasts. */
     listenGrantTtlSeconds: e.LISTEN_GRANT_TTL_SECONDS,
@@ -280,7 +292,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     metricsToken: e.METRICS_TOKEN,
     /** The OpenAPI page at /api/docs: on unless NODE_ENV=production, or as API_DOCS says. */
     apiDocs: e.API_DOCS ? e.API_DOCS === 'true' || e.API_DOCS === '1' : e.NODE_ENV !== 'production',
+    /** Web Push (VAPID): the same keys on every node, or null (followers get e-mail only). */
+    vapid: vapidConfig(e.VAPID_PUBLIC_KEY, e.VAPID_PRIVATE_KEY, e.VAPID_SUBJECT, e.SUPPORT_EMAIL),
   };
+}
+
+function vapidConfig(
+  publicKey: string | undefined,
+  privateKey: string | undefined,
+  subject: string | undefined,
+  supportEmail: string,
+): { publicKey: string; privateKey: string; subject: string } | null {
+  if (!publicKey && !privateKey) return null;
+  if (!publicKey || !privateKey) {
+    throw new StartupError(
+      'Invalid configuration:\n  VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY: both or neither',
+    );
+  }
+  const s = subject ?? `mailto:${supportEmail}`;
+  if (!/^(mailto:|https:\/\/)/.test(s)) {
+    throw new StartupError('Invalid configuration:\n  VAPID_SUBJECT: a mailto: or https: URL');
+  }
+  return { publicKey, privateKey, subject: s };
 }
 
 /** `N,r,p`: N a power of two from 1024, r 1–32, p 1–16 (what stored hashes may use). */

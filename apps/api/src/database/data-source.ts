@@ -20,6 +20,8 @@ import { PublicStreamDefault1796150000000 } from './migrations/1796150000000-pub
 import { Shows1796200000000 } from './migrations/1796200000000-shows.js';
 import { PrivateStations1797000000000 } from './migrations/1797000000000-private-stations.js';
 import { Chat1797100000000 } from './migrations/1797100000000-chat.js';
+import { Follow1797200000000 } from './migrations/1797200000000-follow.js';
+import { PodcastEpisodes1797200000001 } from './migrations/1797200000001-podcast-episodes.js';
 import { AllowedDomainsCap1795500000000 } from './migrations/1795500000000-allowed-domains-cap.js';
 import { StationReconnecting1795600000000 } from './migrations/1795600000000-station-reconnecting.js';
 import { EventOutbox1795700000000 } from './migrations/1795700000000-event-outbox.js';
@@ -60,6 +62,8 @@ export const MIGRATIONS = [
   Shows1796200000000,
   PrivateStations1797000000000,
   Chat1797100000000,
+  Follow1797200000000,
+  PodcastEpisodes1797200000001,
 ];
 
 /** The one set of TypeORM options for real PostgreSQL and embedded PGlite alike. */

@@ -25,6 +25,7 @@ const WHAT: Record<RateLimitName, string> = {
   signUpAddress: 'Too many sign-up attempts with this email address',
   source: 'Too many failed source logins',
   stationPassword: 'Too many password attempts for this station',
+  follow: 'Too many follow requests',
 };
 
 /**

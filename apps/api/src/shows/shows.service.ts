@@ -13,6 +13,7 @@ import {
 import { AppError } from '../common/app-error.js';
 import { StationsService } from '../stations/stations.service.js';
 import { type BroadcastRow, StatsRepository } from '../stats/stats.repository.js';
+import { WebhooksService } from '../webhooks/webhooks.service.js';
 import type { ShowEntity } from './show.entity.js';
 import {
   DAY,
@@ -50,6 +51,7 @@ export class ShowsService {
     @Inject(ShowsRepository) private readonly repo: ShowsRepository,
     @Inject(StationsService) private readonly stations: StationsService,
     @Inject(StatsRepository) private readonly stats: StatsRepository,
+    @Inject(WebhooksService) private readonly webhooks: WebhooksService,
   ) {}
 
   // ---- owner ----
@@ -68,10 +70,14 @@ export class ShowsService {
       repeat: req.repeat ?? null,
     };
     this.checkTiming(values, true);
-    return this.repo.withStationLock(req.stationId, async (tx) => {
+    const show = await this.repo.withStationLock(req.stationId, async (tx) => {
       await this.checkOverlap(tx, req.stationId, values, null);
       return view(await tx.insert(req.stationId, values));
     });
+    this.webhooks
+      .emit(req.stationId, 'show.scheduled', { show })
+      .catch(() => undefined /* queued or not, the show is scheduled */);
+    return show;
   }
 
   async update(userId: string, req: UpdateShowRequest): Promise<Show> {

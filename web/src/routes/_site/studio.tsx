@@ -15,6 +15,9 @@ import { PublicStreamCard } from '../../components/studio/PublicStreamCard';
 import { RelaysCard } from '../../components/studio/RelaysCard';
 import { ProfilePictureCard } from '../../components/studio/ProfilePictureCard';
 import { RecordingsCard } from '../../components/studio/RecordingsCard';
+import { ScheduleCard } from '../../components/studio/ScheduleCard';
+import { FollowersCard } from '../../components/studio/FollowersCard';
+import { PodcastCard } from '../../components/studio/PodcastCard';
 import { StationDetailsCard } from '../../components/studio/StationDetailsCard';
 import { StationHeaderCard } from '../../components/studio/StationHeaderCard';
 import { StudioTogetherCard } from '../../components/together/StudioTogetherCard';
@@ -126,6 +129,9 @@ function StationStudio({ initial, onDeleted }: { initial: Station; onDeleted: ()
       <AccessCard station={station} />
       <RelaysCard station={station} />
       <RecordingsCard station={station} />
+      <ScheduleCard station={station} />
+      <FollowersCard station={station} />
+      <PodcastCard station={station} />
       <ArtworkCard station={station} />
       <StationDetailsCard station={station} username={station.broadcaster.username} />
       <DeleteStationCard station={station} onDeleted={onDeleted} />

@@ -8,6 +8,7 @@ import { createFileRoute } from '@tanstack/react-router';
 import { NotFound } from '../../../components/NotFound';
 import { Avatar } from '../../../components/StationArt';
 import { StationCard } from '../../../components/StationCard';
+import { UpcomingShows } from '../../../components/follow/UpcomingShows';
 import { errorMessage, errorTag, isApiStatus } from '../../../lib/api-error';
 import { EXTERNAL_REDIRECT_PATHS, leaveForServerRedirect } from '../../../lib/external-redirects';
 import { jsonLd, pageMeta, withSuffix } from '../../../lib/seo';
@@ -103,6 +104,7 @@ function ProfilePage() {
           </p>
         </div>
       </header>
+      <UpcomingShows stations={stations} />
       {stations.length === 0 ? (
         <p className="card muted" data-testid="profile-empty">
           No stations yet.

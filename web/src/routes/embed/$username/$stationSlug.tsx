@@ -4,6 +4,7 @@ import { Link, createFileRoute } from '@tanstack/react-router';
 import { useEffect } from 'react';
 import '@radiobroadcaster/player/register';
 import { z } from 'zod';
+import { EmbedExtras } from '../../../components/follow/FollowButton';
 import { stationRoute } from '../../../lib/station-route';
 import { stationQueries } from '../../../queries/station.queries';
 
@@ -76,6 +77,7 @@ function EmbedPlayerPage() {
             {...(invite ? { invite } : {})}
             data-testid="embed-player"
           />
+          <EmbedExtras station={station} />
         </>
       ) : (
         <div className="embed-card embed-error" role="alert" data-testid="embed-error">

@@ -48,6 +48,9 @@ const EVENT_TEXT: Record<WebhookEventType, string> = {
   'recording.ready': 'a recording is ready',
   'chat.message': 'a chat message is sent (also needs webhooks on in the chat settings)',
   'reaction.burst': 'listeners react (one per burst; also needs webhooks on in the chat settings)',
+  'show.scheduled': 'a show is scheduled',
+  'show.starting': 'a scheduled show starts',
+  'station.followed': 'the number of followers changes',
 };
 
 function WebhooksPage() {

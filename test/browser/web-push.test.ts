@@ -1,0 +1,94 @@
+/**
+ * The browser side of Web Push in Debian's Chromium: the service worker that imports
+ * /sw-push.js (here /sw-push-only.js, the worker used until the installable app's own exists)
+ * shows the notification for a message delivered through the DevTools protocol's
+ * `ServiceWorker.deliverPushMessage`, the message being what the server sends for a go-live.
+ * Needs `npm run build`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Browser } from 'playwright-core';
+import { pushMessage } from '../../apps/api/src/follow/push-notifier.js';
+import type { TestApp } from '../../apps/api/src/testing/test-app.js';
+import { launchChromium } from '../support/browser.js';
+import { startWebApp } from '../support/web-app.js';
+import { waitUntil } from '../support/wait.js';
+
+describe('push notifications in the browser', () => {
+  let app: TestApp;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    app = await startWebApp();
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  it('shows the go-live notification for a delivered push message', async () => {
+    const context = await browser.newContext();
+    await context.grantPermissions(['notifications'], { origin: app.url });
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    const registrations: { registrationId: string; scopeURL: string; isDeleted: boolean }[] = [];
+    cdp.on('ServiceWorker.workerRegistrationUpdated', (e) => {
+      registrations.push(...(e.registrations as typeof registrations));
+    });
+    await cdp.send('ServiceWorker.enable');
+    await page.goto(`${app.url}/about`);
+    const scope = await page.evaluate(async () => {
+      const reg = await navigator.serviceWorker.register('/sw-push-only.js', { scope: '/' });
+      await navigator.serviceWorker.ready;
+      return reg.scope;
+    });
+    expect(scope).toBe(`${app.url}/`);
+    await waitUntil(
+      () => registrations.some((r) => r.scopeURL === scope && !r.isDeleted),
+      15_000,
+      'the worker registration over CDP',
+    );
+    const { registrationId } = registrations.find((r) => r.scopeURL === scope)!;
+
+    const message = pushMessage('live', {
+      stationId: '6f1c2f0e-0000-4000-8000-000000000001',
+      stationName: 'Night Owl Radio',
+      broadcaster: 'owl',
+      url: `${app.url}/owl/night-owl-radio`,
+      showTitle: 'Friday Night Jazz',
+    });
+    await cdp.send('ServiceWorker.deliverPushMessage', {
+      origin: app.url,
+      registrationId,
+      data: JSON.stringify(message),
+    });
+    type Shown = { title: string; body: string; tag: string; url: string };
+    let shown: Shown[] = [];
+    await waitUntil(
+      async () => {
+        shown = await page.evaluate(async () => {
+          const reg = await navigator.serviceWorker.ready;
+          return (await reg.getNotifications()).map((n) => ({
+            title: n.title,
+            body: n.body,
+            tag: n.tag,
+            url: (n.data as { url: string }).url,
+          }));
+        });
+        return shown.length > 0;
+      },
+      15_000,
+      'the notification',
+    );
+    expect(shown).toEqual([
+      {
+        title: 'Night Owl Radio is live',
+        body: 'Friday Night Jazz — @owl just went live. Tap to listen.',
+        tag: 'station:6f1c2f0e-0000-4000-8000-000000000001',
+        url: `${app.url}/owl/night-owl-radio`,
+      },
+    ]);
+    await context.close();
+  });
+});
