@@ -4,7 +4,6 @@
  * on import) and the NACK requester a listener uses to ask for lost packets. Nothing else in the SFU is
  * public to clients; import werift through here, never directly.
  */
-import './werift/werift-patches.js';
 
 export {
   classes,
@@ -19,5 +18,5 @@ export {
   RtpHeader,
   RtpPacket,
   type RTCRtpSender,
-} from 'werift';
+} from './boundary/werift.js';
 export { NackRequester } from './nack.js';
