@@ -7,3 +7,4 @@ export { mediaKeys, type MediaKeys } from './protocol/keys.js';
 export * from './protocol/schemas.js';
 export { SfuNodeClient, NodeUnreachableError, NodeCallError } from './protocol/client.js';
 export { fastPaths, type FastPaths } from './boundary/fast-paths.js';
+export { parseRedisJson } from './protocol/redis-json.js';

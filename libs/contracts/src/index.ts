@@ -14,3 +14,4 @@ export * from './stats.js';
 export * from './images.js';
 export * from './recordings.js';
 export * from './shows.js';
+export * from './quantiles.js';
