@@ -19,7 +19,6 @@ import {
 import { waitUntil } from '../support/wait.js';
 
 const MAIN = fileURLToPath(new URL('../../apps/api/dist/main.js', import.meta.url));
-// eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*m/g;
 
 const running: NodeProcess[] = [];
