@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { type AllowedDomain, LIMITS } from '@radiobroadcaster/contracts';
 import { AppError } from '../common/app-error.js';
 import type { AllowedDomainEntity } from './allowed-domain.entity.js';
@@ -7,7 +7,7 @@ import { hostAllowed, normalizeDomain, originHost } from './domain-rules.js';
 
 @Injectable()
 export class DomainsService {
-  constructor(private readonly repo: DomainsRepository) {}
+  constructor(@Inject(DomainsRepository) private readonly repo: DomainsRepository) {}
 
   async list(userId: string): Promise<AllowedDomain[]> {
     return (await this.repo.list(userId)).map(view);
