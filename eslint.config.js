@@ -40,4 +40,50 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
     },
   },
+  {
+    // The werift + Node-internals boundary (apps/sfu/src/boundary): the only code that imports werift (or
+    // its tweetnacl) and the only code that reaches into Node's internals. Everything else goes through it:
+    // the SFU through boundary/werift.js, clients and tests through @radiobroadcaster/sfu/client.
+    files: ['**/*.ts', '**/*.tsx'],
+    ignores: ['apps/sfu/src/boundary/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'werift',
+              message:
+                'werift is reached through the boundary: apps/sfu/src/boundary/werift.js inside the SFU, @radiobroadcaster/sfu/client elsewhere.',
+            },
+            { name: 'tweetnacl', message: "tweetnacl is werift's; only the boundary patches it." },
+          ],
+          patterns: [
+            { group: ['werift/*'], message: 'werift is reached through the boundary only.' },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "CallExpression[callee.property.name=/^(binding|_linkedBinding)$/][arguments.0.type='Literal']",
+          message: "Node's internal bindings are used by apps/sfu/src/boundary only.",
+        },
+      ],
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'binding',
+          message: "Node's internal bindings are used by apps/sfu/src/boundary only.",
+        },
+        {
+          object: 'process',
+          property: '_linkedBinding',
+          message: "Node's internal bindings are used by apps/sfu/src/boundary only.",
+        },
+      ],
+    },
+  },
 );

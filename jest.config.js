@@ -21,8 +21,8 @@ const shared = {
     '^(\\.{1,2}/.*)\\.js$': '$1',
     '^@radiobroadcaster/(contracts|player|audio)$': '<rootDir>/libs/$1/src/index.ts',
     '^@radiobroadcaster/sfu$': '<rootDir>/apps/sfu/src/index.ts',
-    '^@radiobroadcaster/sfu/werift-patches$': '<rootDir>/apps/sfu/src/werift/werift-patches.ts',
-    '^@radiobroadcaster/sfu/nack$': '<rootDir>/apps/sfu/src/nack.ts',
+    '^@radiobroadcaster/sfu/client$': '<rootDir>/apps/sfu/src/client.ts',
+    '^@radiobroadcaster/contracts/whip-client$': '<rootDir>/libs/contracts/src/whip-client.ts',
   },
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
 };

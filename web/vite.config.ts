@@ -83,8 +83,9 @@ export default defineConfig({
   ],
   resolve: {
     alias: {
-      '@radiobroadcaster/contracts': lib('../libs/contracts/src/index.ts'),
       // Before the package's own entry: aliases match by prefix, in order.
+      '@radiobroadcaster/contracts/whip-client': lib('../libs/contracts/src/whip-client.ts'),
+      '@radiobroadcaster/contracts': lib('../libs/contracts/src/index.ts'),
       '@radiobroadcaster/player/register': lib('../libs/player/src/register.ts'),
       '@radiobroadcaster/player': lib('../libs/player/src/index.ts'),
     },

@@ -4,7 +4,7 @@ import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { RTCPeerConnection } from 'werift';
+import { RTCPeerConnection } from '@radiobroadcaster/sfu/client';
 import type { Station } from '@radiobroadcaster/contracts';
 import type { TestUser } from '../../apps/api/src/testing/test-app.js';
 import { waitUntil } from '../support/processes.js';

@@ -6,7 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
-import { classes, createTurnClient, Message, methods, parseMessage } from 'werift';
+import {
+  classes,
+  createTurnClient,
+  Message,
+  methods,
+  parseMessage,
+} from '@radiobroadcaster/sfu/client';
 import { mintTurnCredentials, type TurnConfig } from '../../apps/api/src/turn/ice-servers.js';
 import { hostAddress, startCoturn, type Coturn } from '../support/coturn.js';
 

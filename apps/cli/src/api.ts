@@ -1,3 +1,7 @@
+import {
+  deleteSdpSession,
+  postSdpOffer as postOffer,
+} from '@radiobroadcaster/contracts/whip-client';
 /** HTTP client for the Radio Broadcaster API and the WHIP/WHEP endpoints. */
 import {
   JoinStationResponse,
@@ -82,38 +86,23 @@ export async function postSdpOffer(
   offer: string,
   token?: string,
 ): Promise<SdpExchange> {
-  const headers: Record<string, string> = {
-    'Content-Type': 'application/sdp',
-    Accept: 'application/sdp',
-  };
-  if (token) headers.Authorization = `Bearer ${token}`;
-  const res = await request(url, { method: 'POST', headers, body: offer });
-  const answer = await res.text();
-  const loc = res.headers.get('location');
-  if (res.status !== 201)
-    throw new ApiError(
-      res.status,
-      undefined,
-      `expected 201 Created, got ${res.status}`,
-      url,
-      answer,
-    );
-  if (!loc)
-    throw new ApiError(res.status, undefined, 'response has no Location header', url, answer);
+  const res = await postOffer(url, offer, { token, send: request });
+  const { status, answer } = res;
+  if (status !== 201)
+    throw new ApiError(status, undefined, `expected 201 Created, got ${status}`, url, answer);
+  if (!res.location)
+    throw new ApiError(status, undefined, 'response has no Location header', url, answer);
   if (!answer.startsWith('v='))
-    throw new ApiError(res.status, undefined, 'response body is not an SDP answer', url, answer);
-  return {
-    answer,
-    location: new URL(loc, url).toString(),
-    etag: res.headers.get('etag') ?? undefined,
-  };
+    throw new ApiError(status, undefined, 'response body is not an SDP answer', url, answer);
+  return { answer, location: res.location, etag: res.etag };
 }
 
 /** DELETEs a WHIP/WHEP session. */
 export async function deleteSession(location: string, token?: string): Promise<void> {
-  const headers: Record<string, string> = {};
-  if (token) headers.Authorization = `Bearer ${token}`;
-  await request(location, { method: 'DELETE', headers, timeoutMs: 5000 });
+  await deleteSdpSession(location, {
+    token,
+    send: (u, init) => request(u, { ...init, timeoutMs: 5000 }),
+  });
 }
 
 /** "user/slug" → parts (also accepts a full player URL such as http://host/user/slug). */

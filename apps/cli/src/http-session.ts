@@ -1,5 +1,5 @@
 /** What a WHIP publisher and a WHEP listener share: a state, one peer connection, a session URL. */
-import type { RTCPeerConnection } from 'werift';
+import type { RTCPeerConnection } from '@radiobroadcaster/sfu/client';
 
 type BaseState = 'new' | 'connecting' | 'connected' | 'stopped' | 'failed';
 

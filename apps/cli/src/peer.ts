@@ -1,7 +1,6 @@
 /** werift PeerConnection set-up shared by the publisher and the listener. */
-import { RTCPeerConnection, RTCRtpCodecParameters } from 'werift';
+import { RTCPeerConnection, RTCRtpCodecParameters } from '@radiobroadcaster/sfu/client';
 import type { IceServer } from '@radiobroadcaster/contracts';
-import '@radiobroadcaster/sfu/werift-patches';
 import { postSdpOffer } from './api.js';
 
 /** In-band FEC both ways (we encode it, and ask for it), stereo, up to 128 kbit/s. */

@@ -1,15 +1,9 @@
 /** Small statistics helpers and publisher → listener latency matching. */
 import { createHash } from 'node:crypto';
+import { percentile } from '@radiobroadcaster/contracts';
 
-/** Linear-interpolated percentile (p in 0..100) of unsorted values; undefined when empty. */
-export function percentile(values: readonly number[], p: number): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = (p / 100) * (sorted.length - 1);
-  const lo = Math.floor(rank);
-  const hi = Math.ceil(rank);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo);
-}
+/** Linear-interpolated percentile (p in 0..100) of unsorted values (the shared helper). */
+export { percentile };
 
 export interface Summary {
   count: number;

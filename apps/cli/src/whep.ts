@@ -1,6 +1,11 @@
 /** WHEP listener on werift: joins a station, receives its Opus RTP, measures it. */
-import { GenericNack, RtcpTransportLayerFeedback, type RtpPacket } from 'werift';
-import { NackRequester } from '@radiobroadcaster/sfu/nack';
+import {
+  GenericNack,
+  NackRequester,
+  RtcpTransportLayerFeedback,
+  type RtpPacket,
+} from '@radiobroadcaster/sfu/client';
+
 import { ApiClient, deleteSession } from './api.js';
 import { nowMs } from './clock.js';
 import { HttpSession } from './http-session.js';

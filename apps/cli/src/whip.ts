@@ -1,6 +1,6 @@
 /** WHIP (RFC 9725) publisher on werift: one sendonly Opus track paced in real time. */
 import { randomInt } from 'node:crypto';
-import { RtpHeader, RtpPacket, type RTCRtpSender } from 'werift';
+import { RtpHeader, RtpPacket, type RTCRtpSender } from '@radiobroadcaster/sfu/client';
 import { ApiError, deleteSession } from './api.js';
 import { nowMs } from './clock.js';
 import { HttpSession } from './http-session.js';

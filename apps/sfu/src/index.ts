@@ -6,3 +6,5 @@ export { ClusterEngine, type ClusterEngineOptions } from './cluster/cluster-engi
 export { mediaKeys, type MediaKeys } from './protocol/keys.js';
 export * from './protocol/schemas.js';
 export { SfuNodeClient, NodeUnreachableError, NodeCallError } from './protocol/client.js';
+export { fastPaths, type FastPaths } from './boundary/fast-paths.js';
+export { parseRedisJson } from './protocol/redis-json.js';

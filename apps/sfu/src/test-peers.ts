@@ -9,7 +9,8 @@ import {
   RtpHeader,
   RtpPacket,
   type RTCPeerConnection,
-} from 'werift';
+} from './boundary/werift.js';
+import { iceConnectionOf, offerSrtpProfiles } from './boundary/internals.js';
 import type { MediaEngine } from './media-engine.js';
 import { NackRequester } from './nack.js';
 import { createPeer } from './werift/werift-config.js';
@@ -59,8 +60,7 @@ export function loseRtp(
   drop: (seq: number) => boolean,
 ): { lost: number[] } {
   const t = pc.getTransceivers()[0]!;
-  const conn = (t.dtlsTransport.iceTransport as unknown as { connection: IceConnectionInternals })
-    .connection;
+  const conn = iceConnectionOf<IceConnectionInternals>(t.dtlsTransport);
   const out = { lost: [] as number[] };
   const seen = new Set<number>();
   const pick = (buf: Buffer) => {
@@ -159,7 +159,7 @@ export async function createTestListener(
   const t = pc.addTransceiver('audio', { direction: 'recvonly' });
   if (opts.srtp === 'cm') {
     // offer only AES_CM_128_HMAC_SHA1_80, as Chromium and GStreamer end up negotiating
-    (t.dtlsTransport as unknown as { srtpProfiles: number[] }).srtpProfiles = [0x0001];
+    offerSrtpProfiles(t.dtlsTransport, [0x0001]);
   }
   const l: TestListener = {
     pc,

@@ -3,7 +3,7 @@
  * and its bytes shared by every reader; a reader that joins mid-stream gets its own two header
  * pages, numbered so that they run straight into the next shared page (no sequence gap).
  */
-import { buildOggPage, buildOpusHead, buildOpusTags, lacingOf } from './ogg.js';
+import { buildOggPage, lacingOf, opusHeaderPages } from './ogg.js';
 
 export interface OggOpusWriterOptions {
   /** Logical stream serial (default random). */
@@ -46,26 +46,14 @@ export class OggOpusWriter {
    * {@link page} returns (or, with `before`, a page already built with that sequence number).
    */
   headers(firstAudioSequence = this.sequence): Buffer {
-    const head = buildOpusHead(this.channels, this.preSkip);
-    const tags = buildOpusTags(this.vendor, this.comments);
-    return Buffer.concat([
-      buildOggPage({
-        headerType: 0x02,
-        granulePosition: 0n,
-        serial: this.serial,
-        sequence: firstAudioSequence - 2,
-        segments: lacingOf(head.length),
-        body: head,
-      }),
-      buildOggPage({
-        headerType: 0,
-        granulePosition: 0n,
-        serial: this.serial,
-        sequence: firstAudioSequence - 1,
-        segments: lacingOf(tags.length),
-        body: tags,
-      }),
-    ]);
+    return opusHeaderPages({
+      serial: this.serial,
+      channels: this.channels,
+      preSkip: this.preSkip,
+      firstAudioSequence,
+      vendor: this.vendor,
+      comments: this.comments,
+    });
   }
 
   /** One audio page holding one packet of `samples` 48 kHz samples. */

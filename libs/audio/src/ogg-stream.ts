@@ -3,7 +3,7 @@
  * arbitrary chunks, pages and packets come out as soon as they are complete, and anything that
  * is not a well-formed Ogg/Opus stream is refused with a reason a source's operator can act on.
  */
-import { OggError, type OggPage, oggCrc32, parseOpusHead, type OpusHead } from './ogg.js';
+import { OggError, type OggPage, parseOpusHead, readOggPage, type OpusHead } from './ogg.js';
 import { opusPacketSamples } from './opus.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -22,41 +22,12 @@ export class OggPageReader {
     this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
     const pages: OggPage[] = [];
     let pos = 0;
-    while (this.buf.length - pos >= 27) {
-      if (
-        this.buf[pos] !== 0x4f ||
-        this.buf[pos + 1] !== 0x67 ||
-        this.buf[pos + 2] !== 0x67 ||
-        this.buf[pos + 3] !== 0x53
-      ) {
-        throw new OggError(`not an Ogg stream: no "OggS" page at byte ${this.offset + pos}`);
-      }
-      if (this.buf[pos + 4] !== 0)
-        throw new OggError(`unsupported Ogg version ${this.buf[pos + 4]}`);
-      const nSegments = this.buf[pos + 26];
-      const headerLen = 27 + nSegments;
-      if (this.buf.length - pos < headerLen) break;
-      let bodyLen = 0;
-      for (let i = 0; i < nSegments; i++) bodyLen += this.buf[pos + 27 + i];
-      if (this.buf.length - pos < headerLen + bodyLen) break;
-      const raw = this.buf.subarray(pos, pos + headerLen + bodyLen);
-      const crc = raw.readUInt32LE(22);
-      const copy = Buffer.from(raw);
-      copy.writeUInt32LE(0, 22);
-      if (oggCrc32(copy) !== crc)
-        throw new OggError(`Ogg page CRC mismatch at byte ${this.offset + pos}`);
-      const segments: number[] = [];
-      for (let i = 0; i < nSegments; i++) segments.push(copy[27 + i]);
-      pages.push({
-        headerType: copy[5],
-        granulePosition: copy.readBigInt64LE(6),
-        serial: copy.readUInt32LE(14),
-        sequence: copy.readUInt32LE(18),
-        segments,
-        body: copy.subarray(headerLen),
-        offset: this.offset + pos,
-      });
-      pos += headerLen + bodyLen;
+    for (;;) {
+      const read = readOggPage(this.buf, pos, { offset: this.offset });
+      if (!read) break;
+      // the page outlives this chunk's buffer: its own copy
+      pages.push({ ...read.page, body: Buffer.from(read.page.body) });
+      pos += read.length;
     }
     if (this.buf.length - pos > MAX_PAGE_BYTES) throw new OggError('Ogg page larger than allowed');
     this.offset += pos;

@@ -40,46 +40,68 @@ export function oggCrc32(data: Uint8Array): number {
   return crc >>> 0;
 }
 
+/**
+ * The Ogg page at `pos` of `data`, checked (capture pattern, version, CRC unless `verifyCrc` is false):
+ * the page (its body a view of `data`) and its length, or null while `data` ends before the page does.
+ * `offset` is the stream offset of `data[0]`, for messages. The one page reader: whole files
+ * (parseOggPages) and live sources (OggPageReader) both read through it.
+ */
+export function readOggPage(
+  data: Buffer,
+  pos: number,
+  { verifyCrc = true, offset = 0 }: { verifyCrc?: boolean; offset?: number } = {},
+): { page: OggPage; length: number } | null {
+  if (data.length - pos < 27) return null;
+  if (
+    data[pos] !== 0x4f ||
+    data[pos + 1] !== 0x67 ||
+    data[pos + 2] !== 0x67 ||
+    data[pos + 3] !== 0x53
+  ) {
+    throw new OggError(`not an Ogg stream: no "OggS" page at byte ${offset + pos}`);
+  }
+  const version = data[pos + 4];
+  if (version !== 0)
+    throw new OggError(`unsupported Ogg version ${version} at byte ${offset + pos}`);
+  const nSegments = data[pos + 26];
+  const headerLen = 27 + nSegments;
+  if (data.length - pos < headerLen) return null;
+  const segments: number[] = [];
+  let bodyLen = 0;
+  for (let i = 0; i < nSegments; i++) {
+    segments.push(data[pos + 27 + i]);
+    bodyLen += data[pos + 27 + i];
+  }
+  if (data.length - pos < headerLen + bodyLen) return null;
+  const crc = data.readUInt32LE(pos + 22);
+  if (verifyCrc) {
+    const copy = Buffer.from(data.subarray(pos, pos + headerLen + bodyLen));
+    copy.writeUInt32LE(0, 22);
+    if (oggCrc32(copy) !== crc) throw new OggError(`Ogg page CRC mismatch at byte ${offset + pos}`);
+  }
+  const page: OggPage = {
+    headerType: data[pos + 5],
+    granulePosition: data.readBigInt64LE(pos + 6),
+    serial: data.readUInt32LE(pos + 14),
+    sequence: data.readUInt32LE(pos + 18),
+    segments,
+    body: data.subarray(pos + headerLen, pos + headerLen + bodyLen),
+    offset: offset + pos,
+  };
+  return { page, length: headerLen + bodyLen };
+}
+
 /** Splits an Ogg byte stream into pages, checking capture patterns and CRCs. */
 export function* parseOggPages(
   data: Buffer,
   opts: { verifyCrc?: boolean } = {},
 ): Generator<OggPage> {
-  const verify = opts.verifyCrc ?? true;
   let pos = 0;
   while (pos < data.length) {
-    if (data.length - pos < 27) throw new OggError(`truncated Ogg page header at byte ${pos}`);
-    if (data.toString('latin1', pos, pos + 4) !== 'OggS') {
-      throw new OggError(`missing "OggS" capture pattern at byte ${pos}`);
-    }
-    const version = data[pos + 4];
-    if (version !== 0) throw new OggError(`unsupported Ogg version ${version} at byte ${pos}`);
-    const headerType = data[pos + 5];
-    const granulePosition = data.readBigInt64LE(pos + 6);
-    const serial = data.readUInt32LE(pos + 14);
-    const sequence = data.readUInt32LE(pos + 18);
-    const crc = data.readUInt32LE(pos + 22);
-    const nSegments = data[pos + 26];
-    const headerLen = 27 + nSegments;
-    if (data.length - pos < headerLen)
-      throw new OggError(`truncated Ogg segment table at byte ${pos}`);
-    const segments: number[] = [];
-    let bodyLen = 0;
-    for (let i = 0; i < nSegments; i++) {
-      segments.push(data[pos + 27 + i]);
-      bodyLen += data[pos + 27 + i];
-    }
-    if (data.length - pos < headerLen + bodyLen)
-      throw new OggError(`truncated Ogg page body at byte ${pos}`);
-    if (verify) {
-      const page = Buffer.from(data.subarray(pos, pos + headerLen + bodyLen));
-      page.writeUInt32LE(0, 22);
-      const actual = oggCrc32(page);
-      if (actual !== crc) throw new OggError(`Ogg page CRC mismatch at byte ${pos}`);
-    }
-    const body = data.subarray(pos + headerLen, pos + headerLen + bodyLen);
-    yield { headerType, granulePosition, serial, sequence, segments, body, offset: pos };
-    pos += headerLen + bodyLen;
+    const read = readOggPage(data, pos, opts);
+    if (!read) throw new OggError(`truncated Ogg page at byte ${pos}`);
+    yield read.page;
+    pos += read.length;
   }
 }
 
@@ -235,6 +257,35 @@ export function buildOggPage(p: Omit<OggPage, 'offset'>): Buffer {
 }
 
 /**
+ * The two header pages of an Ogg/Opus stream (OpusHead, then OpusTags), numbered so the first audio
+ * page is `firstAudioSequence`: for whole files (writeOggOpus) and live streams (OggOpusWriter).
+ */
+export function opusHeaderPages(o: {
+  serial: number;
+  channels: number;
+  preSkip: number;
+  firstAudioSequence: number;
+  vendor?: string;
+  comments?: string[];
+}): Buffer {
+  const head = buildOpusHead(o.channels, o.preSkip);
+  const tags = buildOpusTags(o.vendor, o.comments);
+  const page = (headerType: number, sequence: number, body: Buffer) =>
+    buildOggPage({
+      headerType,
+      granulePosition: 0n,
+      serial: o.serial,
+      sequence,
+      segments: lacingOf(body.length),
+      body,
+    });
+  return Buffer.concat([
+    page(0x02, o.firstAudioSequence - 2, head),
+    page(0, o.firstAudioSequence - 1, tags),
+  ]);
+}
+
+/**
  * Writes an Ogg/Opus stream: OpusHead and OpusTags on their own pages, then audio packets
  * (at most `packetsPerPage` per page; packets bigger than one page's capacity span pages).
  */
@@ -246,29 +297,8 @@ export function writeOggOpus(
   const serial = opts.serial ?? 0x5241_4449;
   const preSkip = opts.preSkip ?? 312;
   const perPage = opts.packetsPerPage ?? 10;
-  const pages: Buffer[] = [];
-  let sequence = 0;
-  pages.push(
-    buildOggPage({
-      headerType: 0x02,
-      granulePosition: 0n,
-      serial,
-      sequence: sequence++,
-      segments: lacingOf(buildOpusHead(channels, preSkip).length),
-      body: buildOpusHead(channels, preSkip),
-    }),
-  );
-  const tags = buildOpusTags();
-  pages.push(
-    buildOggPage({
-      headerType: 0,
-      granulePosition: 0n,
-      serial,
-      sequence: sequence++,
-      segments: lacingOf(tags.length),
-      body: tags,
-    }),
-  );
+  const pages: Buffer[] = [opusHeaderPages({ serial, channels, preSkip, firstAudioSequence: 2 })];
+  let sequence = 2;
   let granule = BigInt(preSkip);
   // Segments and bodies of the page being built; a packet may be continued on the next page.
   let segs: number[] = [];

@@ -18,3 +18,4 @@ export * from './access.js';
 export * from './chat.js';
 export * from './follow.js';
 export * from './podcast.js';
+export * from './quantiles.js';

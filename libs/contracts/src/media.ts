@@ -21,33 +21,8 @@ export const IceServer = z.object({
 });
 export type IceServer = z.infer<typeof IceServer>;
 
-/** One `<uri>; param; param=token; param="quoted"` value of a `Link` header (RFC 8288). */
-const LINK_VALUE = /<([^>]*)>((?:\s*;\s*[^\s;,=]+(?:\s*=\s*(?:"(?:[^"\\]|\\.)*"|[^\s;,"]*))?)*)/g;
-const LINK_PARAM = /;\s*([^\s;,=]+)(?:\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;,"]*)))?/g;
-
-/**
- * The ICE servers a WHIP/WHEP answer offers (RFC 9725): its `Link` values with `rel="ice-server"`,
- * `username` and `credential` as given (quoted or not). Other links, and URLs other than
- * `stun:`, `turn:` and `turns:`, are left out. `header` is the field as `fetch` reads it (several
- * `Link` headers joined by ", "), or null.
- */
-export function iceServersFromLinks(header: string | null): IceServer[] {
-  const servers: IceServer[] = [];
-  for (const [, url, params] of (header ?? '').matchAll(LINK_VALUE)) {
-    const values = new Map<string, string>();
-    for (const [, key, quoted, token] of params!.matchAll(LINK_PARAM)) {
-      const name = key!.toLowerCase();
-      if (!values.has(name)) values.set(name, quoted?.replace(/\\(.)/g, '$1') ?? token ?? '');
-    }
-    const rels = (values.get('rel') ?? '').toLowerCase().split(/\s+/);
-    if (!rels.includes('ice-server') || !/^(stun|turns?):/i.test(url!.trim())) continue;
-    const server: IceServer = { urls: url!.trim() };
-    if (values.has('username')) server.username = values.get('username');
-    if (values.has('credential')) server.credential = values.get('credential');
-    servers.push(server);
-  }
-  return servers;
-}
+/** The ICE servers of a WHIP/WHEP answer's `Link` headers (see whip-client.ts, the one WHIP/WHEP client). */
+export { iceServersFromLinks } from './whip-client.js';
 
 /**
  * What a listener needs to finish the WebRTC session: POST an SDP offer to `whepUrl`

@@ -1,3 +1,8 @@
+import {
+  deleteSdpSession,
+  postSdpOffer,
+  setOpusParams,
+} from '@radiobroadcaster/contracts/whip-client';
 import { ApiError, request } from './api.js';
 import type { JoinStationResponse } from './types.js';
 
@@ -44,7 +49,6 @@ export async function connectWhep(
   let location: string | null = null;
   let closed = false;
   let state: SessionState = 'connecting';
-  const auth = { Authorization: `Bearer ${join.token}` };
 
   const session: ReceiverSession = {
     track: transceiver.receiver.track,
@@ -74,12 +78,9 @@ export async function connectWhep(
       if (dtls) dtls.onstatechange = null;
       pc.close();
       if (location) {
-        void fetch(location, {
-          method: 'DELETE',
-          headers: auth,
-          mode: 'cors',
-          credentials: 'omit',
-          keepalive,
+        deleteSdpSession(location, {
+          token: join.token,
+          init: { mode: 'cors', credentials: 'omit', keepalive },
         }).catch(() => undefined);
       }
     },
@@ -107,15 +108,13 @@ export async function connectWhep(
     const offer = await pc.createOffer();
     await pc.setLocalDescription({ type: 'offer', sdp: preferStereo(offer.sdp ?? '') });
     await iceGatheringComplete(pc, options.iceGatheringTimeoutMs ?? 1500, options.signal);
-    const res = await request(join.whepUrl, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/sdp', ...auth },
-      body: pc.localDescription?.sdp ?? '',
-      signal: options.signal,
+    const res = await postSdpOffer(join.whepUrl, pc.localDescription?.sdp ?? '', {
+      token: join.token,
+      send: request,
+      init: { signal: options.signal },
     });
-    const header = res.headers.get('Location');
-    if (header) location = new URL(header, join.whepUrl).href;
-    const answer = await res.text();
+    location = res.location;
+    const answer = res.answer;
     if (options.signal?.aborted) throw abortError();
     await pc.setRemoteDescription({ type: 'answer', sdp: answer });
     // The server ended the session (DTLS close_notify, e.g. its SFU node is shutting down): ICE would
@@ -175,11 +174,5 @@ function iceGatheringComplete(
 
 /** Asks for stereo Opus (music): `stereo=1` on our Opus fmtp tells the sender we decode two channels. */
 export function preferStereo(sdp: string): string {
-  const pt = /^a=rtpmap:(\d+) opus\/48000/im.exec(sdp)?.[1];
-  if (!pt) return sdp;
-  const fmtp = new RegExp(`^(a=fmtp:${pt} )([^\\r\\n]*)`, 'm');
-  const m = fmtp.exec(sdp);
-  if (!m) return sdp;
-  if (/(^|;)\s*stereo=/.test(m[2])) return sdp;
-  return sdp.replace(fmtp, `$1$2;stereo=1`);
+  return setOpusParams(sdp, { stereo: '1' }, { replace: false });
 }

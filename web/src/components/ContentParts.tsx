@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { Link } from '@tanstack/react-router';
 import { formatDate } from '../lib/content-head';
 import './content.css';
@@ -83,3 +84,34 @@ export const toSummary = <T extends ContentSummary>(e: T): ContentSummary => ({
   publishedAt: e.publishedAt,
   ...(e.platform ? { platform: e.platform } : {}),
 });
+
+/** The index page of a content section (the blog, the tutorials): heading, lead and the cards. */
+export function ContentIndex({
+  section,
+  title,
+  lead,
+  listTestId,
+  items,
+}: {
+  section: 'blog' | 'tutorials';
+  title: string;
+  lead: ReactNode;
+  listTestId: string;
+  items: ContentSummary[];
+}) {
+  return (
+    <div className="container page">
+      <Breadcrumbs section={section} />
+      <p className="eyebrow">{section === 'blog' ? 'Blog' : 'Tutorials'}</p>
+      <h1 data-testid="page-title">{title}</h1>
+      <p className="lead">{lead}</p>
+      <ul className="content-grid" data-testid={listTestId}>
+        {items.map((item) => (
+          <li key={item.slug}>
+            <ContentCard item={item} kind={section} />
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

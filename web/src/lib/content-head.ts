@@ -1,4 +1,5 @@
 import type { PageSeo } from '../../../content/content';
+import { pageMeta, withSuffix } from './seo';
 import { seoWithSite } from './site';
 
 /** A route's head() from a content page's SEO: the same tags the server puts in the HTML it sends. */
@@ -33,3 +34,14 @@ export const formatDate = (iso: string) =>
     day: 'numeric',
     timeZone: 'UTC',
   });
+
+/** head() of an article route: its SEO tags, or a noindex "not found" title when the slug is unknown. */
+export function articleHead(seo: PageSeo | undefined, notFoundTitle: string) {
+  if (seo) return contentHead(seo);
+  return {
+    meta: [
+      ...pageMeta({ title: withSuffix(notFoundTitle) }),
+      { name: 'robots', content: 'noindex' },
+    ],
+  };
+}

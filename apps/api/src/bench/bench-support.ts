@@ -1,4 +1,5 @@
 /** What the API benchmarks share: processes pinned to a core, a scratch database, a station. */
+import { median as sharedMedian } from '@radiobroadcaster/contracts';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -182,16 +183,13 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** The median of the values (NaN when none), by the shared helper. */
 export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return sharedMedian(values) ?? NaN;
 }
 
-export function quantile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
-}
+/** Nearest-rank quantile (`q` in 0..1), by the shared helper. */
+export { nearestRank as quantile } from '@radiobroadcaster/contracts';
 
 /** A plain text table, first column left-aligned, the others right-aligned. */
 export function table(head: string[], rows: string[][]): string {

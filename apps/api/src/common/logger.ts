@@ -46,14 +46,42 @@ export function redactUrl(url: string): string {
 export function createPino(level: string, destination?: DestinationStream): Logger {
   const options = { level, redact: { paths: REDACT, censor: '[redacted]' } };
   if (destination) return pino(options, destination);
-  if (process.stdout.isTTY) {
-    return pino(
-      options,
-      PinoPretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }),
-    );
-  }
+  if (process.stdout.isTTY) return pino(options, prettyStream());
   // Asynchronous writes: a burst of requests costs a few large writes, not one syscall each.
   return pino(options, pino.destination({ dest: 1, sync: false }));
+}
+
+/** What a log record may carry that the terminal line puts in its message. */
+interface PrettyRecord {
+  context?: string;
+  req?: { method?: string; url?: string };
+  res?: { statusCode?: number };
+  responseTime?: number;
+}
+
+/**
+ * One short coloured line per record for a person at a terminal: `[12:34:56.789] INFO: (Context)
+ * message`; a request reads `GET /api/… 200 3 ms`. Anything else a record carries follows on the same
+ * line; an error's stack below it.
+ */
+export function prettyStream() {
+  return PinoPretty({
+    colorize: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,context,req,res,responseTime,reqId',
+    singleLine: true,
+    messageFormat: (log, messageKey) =>
+      prettyMessage(log as PrettyRecord, String(log[messageKey] ?? '')),
+  });
+}
+
+export function prettyMessage(log: PrettyRecord, msg: string): string {
+  const context = log.context ? `(${log.context}) ` : '';
+  if (log.req && log.res) {
+    const time = log.responseTime === undefined ? '' : ` ${log.responseTime} ms`;
+    return `${context}${log.req.method ?? ''} ${log.req.url ?? ''} ${log.res.statusCode ?? ''}${time}`;
+  }
+  return `${context}${msg}`;
 }
 
 type Req = IncomingMessage & { originalUrl?: string; ip?: string; id?: unknown };

@@ -1,11 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { DEMO_SLUG, DEMO_USERNAME } from '@radiobroadcaster/contracts';
-import type { Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
-import { StationEntity } from '../stations/station.entity.js';
+import { SitemapRepository } from './sitemap.repository.js';
 import {
   type CompiledContent,
   EMPTY_CONTENT,
@@ -37,7 +35,7 @@ export class ContentService {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @InjectRepository(StationEntity) private readonly stations: Repository<StationEntity>,
+    @Inject(SitemapRepository) private readonly stationPages: SitemapRepository,
   ) {}
 
   get origin(): string {
@@ -95,16 +93,10 @@ export class ContentService {
       ...c.tutorials.map((t) => ({ loc: at(t.path), lastmod: t.lastModified })),
       { loc: at(`/${DEMO_USERNAME}/${DEMO_SLUG}`) },
     ];
-    const rows = await this.stations.find({
-      // unlisted and private stations are never listed
-      where: { visibility: 'public' },
-      relations: { broadcaster: true },
-      select: { slug: true, updatedAt: true, broadcaster: { username: true } },
-      order: { createdAt: 'ASC' },
-    });
+    const rows = await this.stationPages.stations();
     const profiles = new Map<string, Date>();
     for (const row of rows) {
-      const user = row.broadcaster.username;
+      const user = row.username;
       const seen = profiles.get(user);
       if (!seen || seen < row.updatedAt) profiles.set(user, row.updatedAt);
       urls.push({

@@ -1,20 +1,16 @@
-import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
+import { Inject, Injectable } from '@nestjs/common';
 import { type AllowedDomain, LIMITS } from '@radiobroadcaster/contracts';
-import { QueryFailedError, type Repository } from 'typeorm';
 import { AppError } from '../common/app-error.js';
-import { AllowedDomainEntity } from './allowed-domain.entity.js';
+import type { AllowedDomainEntity } from './allowed-domain.entity.js';
+import { DomainsRepository } from './domains.repository.js';
 import { hostAllowed, normalizeDomain, originHost } from './domain-rules.js';
 
 @Injectable()
 export class DomainsService {
-  constructor(
-    @InjectRepository(AllowedDomainEntity) private readonly repo: Repository<AllowedDomainEntity>,
-  ) {}
+  constructor(@Inject(DomainsRepository) private readonly repo: DomainsRepository) {}
 
   async list(userId: string): Promise<AllowedDomain[]> {
-    const rows = await this.repo.find({ where: { userId }, order: { domain: 'ASC' } });
-    return rows.map(view);
+    return (await this.repo.list(userId)).map(view);
   }
 
   /** Adds a normalised domain; adding one already there returns it without a second row. */
@@ -24,33 +20,20 @@ export class DomainsService {
       throw AppError.validation(normalized.reason, [
         { path: 'domain', message: normalized.reason },
       ]);
-    const existing = await this.repo.findOne({ where: { userId, domain: normalized.domain } });
+    const existing = await this.repo.find(userId, normalized.domain);
     if (existing) return { domain: view(existing), created: false };
-    if ((await this.repo.count({ where: { userId } })) >= LIMITS.allowedDomainsPerUser)
-      throw full();
-    try {
-      await this.repo
-        .createQueryBuilder()
-        .insert()
-        .values({ userId, domain: normalized.domain })
-        .orIgnore()
-        .execute();
-    } catch (err) {
-      // The database has the last word when adds race (see the allowed_domains_cap trigger).
-      const d =
-        err instanceof QueryFailedError ? (err.driverError as { constraint?: string }) : null;
-      if (d?.constraint === 'allowed_domains_per_user_max') throw full();
-      throw err;
-    }
-    const row = await this.repo.findOneOrFail({ where: { userId, domain: normalized.domain } });
+    if ((await this.repo.count(userId)) >= LIMITS.allowedDomainsPerUser) throw full();
+    if ((await this.repo.insert(userId, normalized.domain)) === 'full') throw full();
+    const row = await this.repo.find(userId, normalized.domain);
+    if (!row) throw new Error(`allowed domain ${normalized.domain} vanished after its insert`);
     return { domain: view(row), created: true };
   }
 
   async remove(userId: string, input: string): Promise<void> {
     const normalized = normalizeDomain(input);
     const domain = normalized.ok ? normalized.domain : input.trim().toLowerCase();
-    const { affected } = await this.repo.delete({ userId, domain });
-    if (!affected) throw AppError.notFound(`'${input}' is not among your allowed domains`);
+    if (!(await this.repo.delete(userId, domain)))
+      throw AppError.notFound(`'${input}' is not among your allowed domains`);
   }
 
   /**
@@ -66,28 +49,21 @@ export class DomainsService {
     ownOrigins: readonly string[],
   ): Promise<boolean> {
     if (origin === null || ownOrigins.includes(origin)) return true;
-    const rows = await this.repo.find({ where: { userId: ownerId }, select: { domain: true } });
-    if (rows.length === 0) return true;
+    const domains = await this.repo.domainsOf(ownerId);
+    if (domains.length === 0) return true;
     if (origin === 'null') return false;
     const host = originHost(origin);
-    return (
-      host !== null &&
-      hostAllowed(
-        host,
-        rows.map((r) => r.domain),
-      )
-    );
+    return host !== null && hostAllowed(host, domains);
   }
 
   /** Whether the owner lists any domain (then stream URLs are private by default). */
   async hasAny(ownerId: string): Promise<boolean> {
-    return (await this.repo.count({ where: { userId: ownerId } })) > 0;
+    return (await this.repo.count(ownerId)) > 0;
   }
 
   /** The owner's list, for the embed page's `frame-ancestors`. */
   async domainsOf(ownerId: string): Promise<string[]> {
-    const rows = await this.repo.find({ where: { userId: ownerId }, select: { domain: true } });
-    return rows.map((r) => r.domain);
+    return this.repo.domainsOf(ownerId);
   }
 }
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CreateStationResponse, JoinStationResponse } from '@radiobroadcaster/contracts';
 import request from 'supertest';
-import { RTCPeerConnection, RTCRtpCodecParameters } from 'werift';
+import { RTCPeerConnection, RTCRtpCodecParameters } from '@radiobroadcaster/sfu/client';
 import { StationsService } from '../stations/stations.service.js';
 import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
 

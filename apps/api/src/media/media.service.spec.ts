@@ -4,12 +4,11 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { Test } from '@nestjs/testing';
-import { getRepositoryToken } from '@nestjs/typeorm';
 import { CapacityError, SdpError } from '@radiobroadcaster/sfu';
 import { SessionsRepository } from '../auth/sessions.repository.js';
 import { AppError } from '../common/app-error.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
-import { AllowedDomainEntity } from '../domains/allowed-domain.entity.js';
+import { DomainsRepository } from '../domains/domains.repository.js';
 import { DomainsService } from '../domains/domains.service.js';
 import { EventBus, InProcessEventBus } from '../events/event-bus.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -111,10 +110,7 @@ describe('MediaService (fake engine, no app)', () => {
             },
           },
         },
-        {
-          provide: getRepositoryToken(AllowedDomainEntity),
-          useValue: { find: async () => domains.map((domain) => ({ domain })) },
-        },
+        { provide: DomainsRepository, useValue: { domainsOf: async () => domains } },
       ],
     }).compile();
     media = module.get(MediaService);

@@ -1,5 +1,5 @@
 /** The session store of cluster mode: every API node sees the same records, through Redis. */
-import { mediaKeys, type MediaKeys } from '@radiobroadcaster/sfu';
+import { mediaKeys, parseRedisJson, type MediaKeys } from '@radiobroadcaster/sfu';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import {
@@ -56,7 +56,10 @@ export class RedisSessionStore extends SessionStore {
   }
 
   async publisher(stationId: string): Promise<PublisherRecord | null> {
-    return parse(PublisherRecordSchema, await this.redis.get(this.keys.publisher(stationId)));
+    return parseRedisJson(
+      PublisherRecordSchema,
+      await this.redis.get(this.keys.publisher(stationId)),
+    );
   }
   async setPublisher(stationId: string, rec: PublisherRecord): Promise<void> {
     await this.redis.set(this.keys.publisher(stationId), JSON.stringify(rec), 'PX', RECORD_TTL_MS);
@@ -66,13 +69,16 @@ export class RedisSessionStore extends SessionStore {
   }
 
   async session(sessionId: string): Promise<SessionRecord | null> {
-    return parse(SessionRecordSchema, await this.redis.get(this.keys.session(sessionId)));
+    return parseRedisJson(SessionRecordSchema, await this.redis.get(this.keys.session(sessionId)));
   }
   async putSession(sessionId: string, rec: SessionRecord): Promise<void> {
     await this.redis.set(this.keys.session(sessionId), JSON.stringify(rec), 'PX', RECORD_TTL_MS);
   }
   async takeSession(sessionId: string): Promise<SessionRecord | null> {
-    const rec = parse(SessionRecordSchema, await this.redis.getdel(this.keys.session(sessionId)));
+    const rec = parseRedisJson(
+      SessionRecordSchema,
+      await this.redis.getdel(this.keys.session(sessionId)),
+    );
     if (rec?.slot) await this.releaseListener(rec.slot);
     return rec;
   }
@@ -113,15 +119,5 @@ export class RedisSessionStore extends SessionStore {
 
   async close(): Promise<void> {
     // The connection belongs to whoever made it.
-  }
-}
-
-function parse<T>(schema: z.ZodType<T>, raw: string | null): T | null {
-  if (!raw) return null;
-  try {
-    const r = schema.safeParse(JSON.parse(raw));
-    return r.success ? r.data : null;
-  } catch {
-    return null;
   }
 }

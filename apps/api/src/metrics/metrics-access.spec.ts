@@ -19,6 +19,10 @@ describe('/metrics is not public', () => {
   it('answers a client on this machine that reaches it directly', async () => {
     const res = await request(open.url).get('/metrics').expect(200);
     expect(res.text).toMatch(/^rb_nodejs_version_info/m);
+    // the SFU's fast paths into werift/Node internals, all active on the supported Node versions
+    for (const path of ['udp_handle_send', 'udp_sync_lookup', 'werift_patches']) {
+      expect(res.text).toContain(`rb_sfu_fast_path{path="${path}"} 1`);
+    }
   });
 
   it('refuses anything that came through a proxy', async () => {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MediaEngine } from '@radiobroadcaster/sfu';
+import { fastPaths, type MediaEngine } from '@radiobroadcaster/sfu';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { EventBus } from '../events/event-bus.js';
 import { MEDIA_ENGINE } from '../media/media.providers.js';
@@ -44,6 +44,16 @@ export class MetricsService {
       help: 'Sessions dropped because ICE/DTLS failed or consent expired',
       registers: [this.registry],
     });
+    const paths = fastPaths();
+    const fastPath = new Gauge({
+      name: 'rb_sfu_fast_path',
+      help: 'Whether a fast path into werift/Node internals is active (1) or fell back (0)',
+      labelNames: ['path'],
+      registers: [this.registry],
+    });
+    fastPath.set({ path: 'udp_handle_send' }, paths.udpHandleSend ? 1 : 0);
+    fastPath.set({ path: 'udp_sync_lookup' }, paths.udpSyncLookup ? 1 : 0);
+    fastPath.set({ path: 'werift_patches' }, paths.weriftPatches ? 1 : 0);
     new Gauge({
       name: 'rb_live_stations',
       help: 'Stations with a publisher on this node',

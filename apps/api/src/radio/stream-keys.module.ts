@@ -5,13 +5,14 @@ import { StationsModule } from '../stations/stations.module.js';
 import { BroadcastSettingsController } from './broadcast-settings.controller.js';
 import { RadioSettingsEntity } from './radio-settings.entity.js';
 import { ListenGrants } from './listen-grants.js';
+import { RadioSettingsRepository } from './radio-settings.repository.js';
 import { StreamKeysService } from './stream-keys.service.js';
 
 /** Stream keys and HTTP stream settings; media (WHIP) and the Icecast ingest both verify keys here. */
 @Module({
   imports: [TypeOrmModule.forFeature([RadioSettingsEntity]), StationsModule, DomainsModule],
   controllers: [BroadcastSettingsController],
-  providers: [StreamKeysService, ListenGrants],
+  providers: [RadioSettingsRepository, StreamKeysService, ListenGrants],
   exports: [StreamKeysService, ListenGrants],
 })
 export class StreamKeysModule {}

@@ -1,11 +1,10 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { DomainsService } from '../domains/domains.service.js';
 import { EventBus } from '../events/event-bus.js';
-import { RadioSettingsEntity } from './radio-settings.entity.js';
+import type { RadioSettingsEntity } from './radio-settings.entity.js';
+import { RadioSettingsRepository } from './radio-settings.repository.js';
 
 /** Recognisable prefix, so secret scanners and people can tell a stream key when they see one. */
 export const STREAM_KEY_PREFIX = 'rbsk_';
@@ -22,7 +21,7 @@ export function hashStreamKey(key: string): string {
 @Injectable()
 export class StreamKeysService {
   constructor(
-    @InjectRepository(RadioSettingsEntity) private readonly repo: Repository<RadioSettingsEntity>,
+    @Inject(RadioSettingsRepository) private readonly repo: RadioSettingsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(EventBus) private readonly bus: EventBus,
     @Inject(DomainsService) private readonly domains: DomainsService,
@@ -37,21 +36,16 @@ export class StreamKeysService {
 
   /** The station's settings, created with a first key the first time they are asked for. */
   async settings(stationId: string): Promise<RadioSettingsEntity> {
-    const existing = await this.repo.findOne({ where: { stationId } });
+    const existing = await this.repo.find(stationId);
     if (existing) return existing;
     const nonce = randomBytes(16).toString('hex');
-    await this.repo
-      .createQueryBuilder()
-      .insert()
-      .values({
-        stationId,
-        streamKeyNonce: nonce,
-        streamKeyHash: hashStreamKey(this.derive(stationId, nonce)),
-        streamKeyRotatedAt: new Date(),
-      })
-      .orIgnore()
-      .execute();
-    return this.repo.findOneOrFail({ where: { stationId } });
+    await this.repo.insertIfAbsent({
+      stationId,
+      streamKeyNonce: nonce,
+      streamKeyHash: hashStreamKey(this.derive(stationId, nonce)),
+      streamKeyRotatedAt: new Date(),
+    });
+    return this.repo.get(stationId);
   }
 
   /** The current key, or null when it cannot be re-derived (the server secret changed). */
@@ -65,10 +59,11 @@ export class StreamKeysService {
     await this.settings(stationId);
     const nonce = randomBytes(16).toString('hex');
     const key = this.derive(stationId, nonce);
-    await this.repo.update(
-      { stationId },
-      { streamKeyNonce: nonce, streamKeyHash: hashStreamKey(key), streamKeyRotatedAt: new Date() },
-    );
+    await this.repo.update(stationId, {
+      streamKeyNonce: nonce,
+      streamKeyHash: hashStreamKey(key),
+      streamKeyRotatedAt: new Date(),
+    });
     await this.bus.publish('station.streamKeyRotated', { stationId });
     return key;
   }
@@ -76,23 +71,16 @@ export class StreamKeysService {
   /** The hash of `presented` when it is the station's current key, otherwise null. */
   async verify(stationId: string, presented: string): Promise<string | null> {
     if (!presented.startsWith(STREAM_KEY_PREFIX) || presented.length > 200) return null;
-    const row = await this.repo.findOne({
-      where: { stationId },
-      select: { stationId: true, streamKeyHash: true },
-    });
-    if (!row) return null;
+    const current = await this.repo.keyHash(stationId);
+    if (!current) return null;
     const hash = hashStreamKey(presented);
-    const ok = timingSafeEqual(Buffer.from(hash, 'hex'), Buffer.from(row.streamKeyHash, 'hex'));
+    const ok = timingSafeEqual(Buffer.from(hash, 'hex'), Buffer.from(current, 'hex'));
     return ok ? hash : null;
   }
 
   /** Whether `keyHash` is still the station's key (a source checks this after a rotation). */
   async isCurrent(stationId: string, keyHash: string): Promise<boolean> {
-    const row = await this.repo.findOne({
-      where: { stationId },
-      select: { stationId: true, streamKeyHash: true },
-    });
-    return row?.streamKeyHash === keyHash;
+    return (await this.repo.keyHash(stationId)) === keyHash;
   }
 
   /**
@@ -107,8 +95,8 @@ export class StreamKeysService {
   ): Promise<RadioSettingsEntity> {
     await this.settings(stationId);
     const stored = value && !(await this.domains.hasAny(ownerId)) ? null : value;
-    await this.repo.update({ stationId }, { publicStreamUrl: stored });
-    return this.repo.findOneOrFail({ where: { stationId } });
+    await this.repo.update(stationId, { publicStreamUrl: stored });
+    return this.repo.get(stationId);
   }
 
   /**
@@ -116,11 +104,7 @@ export class StreamKeysService {
    * the owner lists no allowed domains.
    */
   async publicStreamUrl(stationId: string, ownerId: string): Promise<boolean> {
-    const row = await this.repo.findOne({
-      where: { stationId },
-      select: { stationId: true, publicStreamUrl: true },
-    });
-    return row?.publicStreamUrl ?? !(await this.domains.hasAny(ownerId));
+    return (await this.repo.publicStreamUrl(stationId)) ?? !(await this.domains.hasAny(ownerId));
   }
 
   /** Whether the owner lists allowed domains (the default of the setting above is then off). */

@@ -78,12 +78,8 @@ export function bucketize(
   return buckets;
 }
 
-export function median(values: readonly number[]): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
+/** The median of the values, null when none (the one copy, in @radiobroadcaster/contracts). */
+export { median } from '@radiobroadcaster/contracts';
 
 /**
  * Session lengths kept as a histogram in the hourly rollups: 8 buckets per doubling

@@ -111,6 +111,9 @@ interface Step {
   refused: number;
 }
 
+/** The SFU process's fast-path report (printed by the fan-out bench), for the summary. */
+let fastPathLine: string | undefined;
+
 async function capacity(
   title = '1. Capacity',
   stepList = values.steps!,
@@ -140,6 +143,7 @@ async function capacity(
   await p.done;
   const steps: Step[] = [];
   const requested = stepList.split(',').map(Number);
+  fastPathLine ??= /^fast paths: (.*)$/m.exec(p.out())?.[1];
   for (const line of p.out().split('\n')) {
     // printed after its step's row
     const refused = /joins refused by admission: (\d+)/.exec(line);
@@ -243,6 +247,7 @@ for (let r = 1; r <= portRounds; r++) {
 }
 
 console.log('\n## Summary\n');
+console.log(`fast paths (SFU process):           ${fastPathLine ?? 'not reported'}`);
 const best = mostHeld(steps);
 if (best) {
   console.log(

@@ -10,6 +10,7 @@
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { describeFastPaths, fastPaths } from '../boundary/fast-paths.js';
 import { CapacityError } from '../media-engine.js';
 import { createWeriftEngine } from '../werift/werift-engine.js';
 import { createTestPublisher } from '../test-peers.js';
@@ -107,6 +108,7 @@ const pct = (a: number[], p: number) => {
   return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
 };
 console.log(`shards=${shards} srtp=${srtp} window=${windowS}s payload=160B 50pps`);
+console.log(`fast paths: ${describeFastPaths(fastPaths())}`);
 console.log(
   'listeners  loss%   shardELU%(each)   ELU%/100L  mainELU%  procCPU%  cpuUs/pkt  firstPkt p50/p95 ms  verified/corrupt  rssKiB/L  sinkCPU%  joins/s  rampLoss%  sys%  shardCPU%  capacity',
 );

@@ -17,7 +17,7 @@ import {
   RtcpRrPacket,
   timestampSeconds,
   type RTCPeerConnection,
-} from 'werift';
+} from '../boundary/werift.js';
 import { checkTestPayload } from '../test-peers.js';
 import { createPeer } from '../werift/werift-config.js';
 import { RTP_TABLE } from './listener-host.js';

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { MediaKeys } from '../protocol/keys.js';
+import { parseRedisJson } from '../protocol/redis-json.js';
 import { NodeEvent, NodeInfo } from '../protocol/schemas.js';
 
 export interface NodeRegistryHooks {
@@ -85,7 +86,7 @@ export class NodeRegistry {
       const seen = new Set<string>();
       const dead: string[] = [];
       ids.forEach((id, i) => {
-        const info = parseRecord(raws[i]);
+        const info = parseRedisJson(NodeInfo, raws[i]);
         if (!info) return void dead.push(id);
         seen.add(id);
         this.nodes.set(id, info);
@@ -141,15 +142,5 @@ export class NodeRegistry {
     if (this.timer) clearInterval(this.timer);
     if (this.leader) await this.o.redis.del(this.o.keys.leader).catch(() => 0);
     this.sub.disconnect();
-  }
-}
-
-function parseRecord(raw: string | null | undefined): NodeInfo | null {
-  if (!raw) return null;
-  try {
-    const info = NodeInfo.safeParse(JSON.parse(raw));
-    return info.success ? info.data : null;
-  } catch {
-    return null;
   }
 }

@@ -6,6 +6,7 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { MediaKeys } from '../protocol/keys.js';
+import { parseRedisJson } from '../protocol/redis-json.js';
 
 export const SessionRoute = z.object({
   stationId: z.string(),
@@ -34,7 +35,7 @@ export class SessionRoutes {
   }
 
   async get(sessionId: string): Promise<SessionRoute | null> {
-    return parseRoute(await this.redis.get(this.keys.route(sessionId)));
+    return parseRedisJson(SessionRoute, await this.redis.get(this.keys.route(sessionId)));
   }
 
   async delete(sessionId: string, route: SessionRoute): Promise<void> {
@@ -54,7 +55,7 @@ export class SessionRoutes {
     await this.redis.del(set, ...ids.map((id) => this.keys.route(id)));
     const out: [string, SessionRoute][] = [];
     ids.forEach((id, i) => {
-      const route = parseRoute(raws[i]);
+      const route = parseRedisJson(SessionRoute, raws[i]);
       if (route?.nodeId === nodeId) out.push([id, route]);
     });
     return out;
@@ -70,15 +71,5 @@ export class SessionRoutes {
 
   async clearOrigin(stationId: string): Promise<void> {
     await this.redis.del(this.keys.origin(stationId));
-  }
-}
-
-function parseRoute(raw: string | null | undefined): SessionRoute | null {
-  if (!raw) return null;
-  try {
-    const r = SessionRoute.safeParse(JSON.parse(raw));
-    return r.success ? r.data : null;
-  } catch {
-    return null;
   }
 }

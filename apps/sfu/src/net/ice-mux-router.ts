@@ -6,7 +6,7 @@ import {
   type Address,
   type MuxTarget,
   type MuxUplink,
-} from './ice-mux.js';
+} from '../boundary/ice-mux.js';
 import { isBindingRequest, recipientUfrag } from './stun-peek.js';
 
 export interface IceMuxRouterConfig {

@@ -3,7 +3,13 @@ import { createSocket } from 'node:dgram';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { goertzelPower, OpusDecoder, OpusEncoder } from '@radiobroadcaster/audio';
-import { MediaStreamTrack, Message, RtpHeader, RtpPacket, type RTCPeerConnection } from 'werift';
+import {
+  MediaStreamTrack,
+  Message,
+  RtpHeader,
+  RtpPacket,
+  type RTCPeerConnection,
+} from '../boundary/werift.js';
 import { createWeriftEngine } from '../werift/werift-engine.js';
 import { createPeer } from '../werift/werift-config.js';
 import { waitFor } from '../test-peers.js';

@@ -4,6 +4,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { fastPathMetrics } from '../boundary/fast-paths.js';
 import { CapacityError, SdpError } from '../media-engine.js';
 import type { z } from 'zod';
 import {
@@ -58,7 +59,10 @@ const byRoute = new Map<string, NodeRouteName>(
   ]),
 );
 
-/** `GET /health` answers without the secret (container health checks); everything else needs it. */
+/**
+ * `GET /health` (container health checks) and `GET /metrics` (Prometheus text: which fast paths into
+ * werift/Node internals are active) answer without the secret; everything else needs it.
+ */
 export function createNodeHttpServer(
   secret: string,
   handlers: NodeHandlers,
@@ -77,6 +81,10 @@ export function createNodeHttpServer(
     };
     try {
       if (req.url === '/health' && req.method === 'GET') return send(200, { status: 'ok' });
+      if (req.url === '/metrics' && req.method === 'GET') {
+        res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4' });
+        return void res.end(fastPathMetrics());
+      }
       if (!authorized(req)) throw new NodeHttpError(401, 'Unauthorized', 'bad or missing secret');
       const stream = byStream.get(`${req.method} ${req.url}`);
       if (stream) {

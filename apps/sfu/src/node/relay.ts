@@ -8,7 +8,7 @@
  * as it is (payload untouched; werift only sets its own SSRC and payload type), so the edge engine
  * fans the station out to its local listeners exactly as the origin would.
  */
-import { MediaStreamTrack, type RTCPeerConnection, type RtpPacket } from 'werift';
+import { MediaStreamTrack, type RTCPeerConnection, type RtpPacket } from '../boundary/werift.js';
 import type { MediaEngine } from '../media-engine.js';
 import type { SfuNodeClient } from '../protocol/client.js';
 import type { NodeRef } from '../protocol/schemas.js';

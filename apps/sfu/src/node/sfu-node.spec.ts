@@ -90,6 +90,10 @@ describe('SFU node: registry, internal API, origin→edge relay', () => {
     const bad = await fetch(`${node.url}/v1/info`, { headers: { [SFU_SECRET_HEADER]: 'nope' } });
     expect(bad.status).toBe(401);
     expect((await fetch(`${node.url}/health`)).status).toBe(200);
+    // Prometheus text without the secret: which fast paths into werift/Node internals are active
+    const metrics = await fetch(`${node.url}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toContain('rb_sfu_fast_path{path="udp_handle_send"} 1');
     const sdp = await fetch(`${node.url}/v1/publish`, {
       method: 'POST',
       headers: { [SFU_SECRET_HEADER]: secret, 'Content-Type': 'application/json' },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { Message, parseMessage } from 'werift';
+import { Message, parseMessage } from '../boundary/werift.js';
 import {
   CONSENT_TIMEOUT_MS,
   ListenerConsent,

@@ -1,21 +1,26 @@
 import type { Socket } from 'node:dgram';
-import { candidatePriority, type RTCPeerConnection, type RTCRtpTransceiver } from 'werift';
-import { MuxUdpProtocol, type IceMux, type IceMuxStats } from '../net/ice-mux.js';
+import {
+  candidatePriority,
+  type RTCPeerConnection,
+  type RTCRtpTransceiver,
+} from '../boundary/werift.js';
+import { MuxUdpProtocol, type IceMux, type IceMuxStats } from '../boundary/ice-mux.js';
 import { PacketCache } from '../nack.js';
 import { validateOffer } from '../sdp.js';
 import { threadCpuSeconds } from './capacity.js';
 import { Gate } from './gate.js';
 import { ListenerConsent, type ConsentCredentials } from './listener-consent.js';
 import { negotiateAnswer } from './negotiate.js';
-import { datagramOut, type DatagramOut } from './datagram-out.js';
-import { extractSrtpKeys, OutgoingRtp, SrtpStreamSender } from './srtp-sender.js';
+import { datagramOut, type DatagramOut } from '../boundary/datagram-out.js';
+import { iceConnectionOf } from '../boundary/internals.js';
+import { extractSrtpKeys, OutgoingRtp, SrtpStreamSender } from '../boundary/srtp-sender.js';
 import { createPeer, type PeerSettings } from './werift-config.js';
 
 export interface ShardConfig {
   index: number;
   settings: PeerSettings;
   listenerTimeoutMs: number;
-  /** The node's one UDP (and TCP) port: this shard's ufrags start with `tag` (see net/ice-mux.ts). */
+  /** The node's one UDP (and TCP) port: this shard's ufrags start with `tag` (see boundary/ice-mux.ts). */
   mux?: { tag: string; udpPort: number; tcpPort?: number };
 }
 
@@ -249,7 +254,7 @@ export class ListenerShard {
       return;
     }
     l.sender = new SrtpStreamSender(keys, sender.ssrc, codec.payloadType);
-    l.ice = (dtls.iceTransport as unknown as { connection: IceConnection }).connection;
+    l.ice = iceConnectionOf<IceConnection>(dtls);
     l.connected = true;
     l.sendable = true;
     l.lastActivity = Date.now();

@@ -1,4 +1,4 @@
-import type { RTCPeerConnection } from 'werift';
+import type { RTCPeerConnection } from '../boundary/werift.js';
 import { SdpError } from '../media-engine.js';
 import { mungeAnswer } from '../sdp.js';
 import { announceCandidates } from './werift-config.js';

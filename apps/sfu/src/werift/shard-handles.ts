@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { SdpError } from '../media-engine.js';
-import type { IceMux, MuxTarget, MuxUplink } from '../net/ice-mux.js';
+import type { IceMux, MuxTarget, MuxUplink } from '../boundary/ice-mux.js';
 import {
   ListenerShard,
   type ShardConfig,

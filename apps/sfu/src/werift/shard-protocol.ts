@@ -1,4 +1,4 @@
-import type { Address } from '../net/ice-mux.js';
+import type { Address } from '../boundary/ice-mux.js';
 import type { ShardEvent } from './listener-shard.js';
 
 /** Messages from the engine to a shard worker. */

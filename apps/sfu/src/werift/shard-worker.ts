@@ -2,7 +2,7 @@
  * Worker thread entry: one listener shard. Loaded from the compiled `dist/shard-worker.js`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { IceMux } from '../net/ice-mux.js';
+import { IceMux } from '../boundary/ice-mux.js';
 import { ListenerShard, type ShardConfig } from './listener-shard.js';
 import {
   own,

@@ -1,8 +1,7 @@
 import { networkInterfaces } from 'node:os';
-import { RTCPeerConnection, RTCRtpCodecParameters } from 'werift';
+import { RTCPeerConnection, RTCRtpCodecParameters } from '../boundary/werift.js';
 import type { IceServerConfig } from '../media-engine.js';
 import { OPUS_FMTP } from '../sdp.js';
-import './werift-patches.js';
 
 /** What a shard or the main thread needs to build peer connections (structured-clone friendly). */
 export interface PeerSettings {

@@ -11,7 +11,7 @@ import {
   type RTCPeerConnection,
   type RTCRtpTransceiver,
   type RtpPacket,
-} from 'werift';
+} from '../boundary/werift.js';
 import {
   CapacityError,
   EngineEvents,
@@ -25,7 +25,7 @@ import {
   type SessionAnswer,
   type SessionKind,
 } from '../media-engine.js';
-import { IceMux, MUX_TAG_LENGTH, type IceMuxStats } from '../net/ice-mux.js';
+import { IceMux, MUX_TAG_LENGTH, type IceMuxStats } from '../boundary/ice-mux.js';
 import { IceMuxRouter } from '../net/ice-mux-router.js';
 import { NackRequester } from '../nack.js';
 import { validateOffer } from '../sdp.js';

@@ -2,8 +2,7 @@ import { Link, createFileRoute } from '@tanstack/react-router';
 import { ContentBody } from '../../../components/ContentBody';
 import { Breadcrumbs } from '../../../components/ContentParts';
 import { NotFound } from '../../../components/NotFound';
-import { contentHead, formatDate } from '../../../lib/content-head';
-import { pageMeta, withSuffix } from '../../../lib/seo';
+import { articleHead, formatDate } from '../../../lib/content-head';
 
 export const POST_NOT_FOUND = 'Post not found';
 
@@ -12,15 +11,7 @@ export const Route = createFileRoute('/_site/blog/$slug')({
     const content = await import('../../../lib/content');
     return { post: content.getPost(params.slug) };
   },
-  head: ({ loaderData }) =>
-    loaderData?.post
-      ? contentHead(loaderData.post.seo)
-      : {
-          meta: [
-            ...pageMeta({ title: withSuffix(POST_NOT_FOUND) }),
-            { name: 'robots', content: 'noindex' },
-          ],
-        },
+  head: ({ loaderData }) => articleHead(loaderData?.post?.seo, POST_NOT_FOUND),
   component: PostPage,
 });
 

@@ -2,8 +2,7 @@ import { Link, createFileRoute } from '@tanstack/react-router';
 import { ContentBody } from '../../../components/ContentBody';
 import { Breadcrumbs, ContentCard, toSummary } from '../../../components/ContentParts';
 import { NotFound } from '../../../components/NotFound';
-import { contentHead, formatDate } from '../../../lib/content-head';
-import { pageMeta, withSuffix } from '../../../lib/seo';
+import { articleHead, formatDate } from '../../../lib/content-head';
 
 export const TUTORIAL_NOT_FOUND = 'Tutorial not found';
 
@@ -14,15 +13,7 @@ export const Route = createFileRoute('/_site/tutorials/$slug')({
     const more = content.tutorials.filter((t) => t.slug !== params.slug).slice(0, 3);
     return { tutorial, more: more.map(toSummary) };
   },
-  head: ({ loaderData }) =>
-    loaderData?.tutorial
-      ? contentHead(loaderData.tutorial.seo)
-      : {
-          meta: [
-            ...pageMeta({ title: withSuffix(TUTORIAL_NOT_FOUND) }),
-            { name: 'robots', content: 'noindex' },
-          ],
-        },
+  head: ({ loaderData }) => articleHead(loaderData?.tutorial?.seo, TUTORIAL_NOT_FOUND),
   component: TutorialPage,
 });
 

@@ -1,5 +1,5 @@
 import { createFileRoute } from '@tanstack/react-router';
-import { Breadcrumbs, ContentCard, toSummary } from '../../../components/ContentParts';
+import { ContentIndex, toSummary } from '../../../components/ContentParts';
 import { contentHead } from '../../../lib/content-head';
 
 export const Route = createFileRoute('/_site/tutorials/')({
@@ -14,21 +14,17 @@ export const Route = createFileRoute('/_site/tutorials/')({
 function TutorialsIndex() {
   const { items } = Route.useLoaderData();
   return (
-    <div className="container page">
-      <Breadcrumbs section="tutorials" />
-      <p className="eyebrow">Tutorials</p>
-      <h1 data-testid="page-title">Embed your station anywhere</h1>
-      <p className="lead">
-        Step-by-step guides for the platforms our listeners' websites run on. Every guide uses the
-        same two lines of HTML, and every one is free.
-      </p>
-      <ul className="content-grid" data-testid="tutorial-list">
-        {items.map((t) => (
-          <li key={t.slug}>
-            <ContentCard item={t} kind="tutorials" />
-          </li>
-        ))}
-      </ul>
-    </div>
+    <ContentIndex
+      section="tutorials"
+      title="Embed your station anywhere"
+      lead={
+        <>
+          Step-by-step guides for the platforms our listeners' websites run on. Every guide uses the
+          same two lines of HTML, and every one is free.
+        </>
+      }
+      listTestId="tutorial-list"
+      items={items}
+    />
   );
 }

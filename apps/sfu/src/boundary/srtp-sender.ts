@@ -1,6 +1,6 @@
 import { type Cipheriv, createCipheriv } from 'node:crypto';
 import type { DatagramOut } from './datagram-out.js';
-import { HMAC_SHA1_PAD_ROOM, HmacSha1 } from './hmac-sha1.js';
+import { HMAC_SHA1_PAD_ROOM, HmacSha1 } from '../werift/hmac-sha1.js';
 
 /** SRTP protection profiles (RFC 5764 / RFC 7714 ids as werift names them). */
 const PROFILE_AES128_CM_SHA1_80 = 0x0001;

@@ -4,8 +4,8 @@ import { createRequire } from 'node:module';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { DtlsClient, DtlsServer, RTCDtlsTransport } from 'werift';
 import { createTestListener, waitFor } from '../test-peers.js';
-import { createPeer } from './werift-config.js';
-import { createWeriftEngine } from './werift-engine.js';
+import { createPeer } from '../werift/werift-config.js';
+import { createWeriftEngine } from '../werift/werift-engine.js';
 import './werift-patches.js';
 
 /** Names werift resolves (its STUN transactions look up the server's host first). */

@@ -12,7 +12,7 @@ import {
   TcpPassiveProtocol,
   type RTCPeerConnection,
 } from 'werift';
-import { recipientUfrag } from './stun-peek.js';
+import { recipientUfrag } from '../net/stun-peek.js';
 
 export type Address = readonly [string, number];
 

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { RtpPacket, SrtpSession } from 'werift';
-import { HMAC_SHA1_PAD_ROOM, HmacSha1 } from './hmac-sha1.js';
+import { HMAC_SHA1_PAD_ROOM, HmacSha1 } from '../werift/hmac-sha1.js';
 import { extractSrtpKeys, OutgoingRtp, SrtpStreamSender } from './srtp-sender.js';
 
 const PROFILES: [string, number][] = [

@@ -9,7 +9,7 @@ import {
   RTCRtpCodecParameters,
 } from 'werift';
 import { IceMux, type MuxTarget } from './ice-mux.js';
-import { IceMuxRouter } from './ice-mux-router.js';
+import { IceMuxRouter } from '../net/ice-mux-router.js';
 import { waitFor } from '../test-peers.js';
 
 const opus = () =>

@@ -28,6 +28,11 @@ import {
  */
 let applied = false;
 
+/** Whether this process runs werift with the patches below (the boundary applies them on import). */
+export function weriftPatchesApplied(): boolean {
+  return applied;
+}
+
 export function applyWeriftPatches(): void {
   if (applied) return;
   applied = true;

@@ -58,7 +58,7 @@ function stateOf(socket: Socket): { handle?: UdpHandle } | undefined {
 export function datagramOut(socket: Socket, port = 0, address = ''): DatagramOut {
   const state = stateOf(socket);
   const handle = state?.handle;
-  if (!SendWrap || !handle || typeof handle.send !== 'function' || (port && !isIPv4(address))) {
+  if (!SendWrap || !state || !handle || !sendsThroughHandle(socket) || (port && !isIPv4(address))) {
     return viaSocket(socket, port, address);
   }
   let req = new SendWrap();
@@ -78,6 +78,20 @@ export function datagramOut(socket: Socket, port = 0, address = ''): DatagramOut
     list = [Buffer.alloc(0)];
     return false;
   };
+}
+
+/**
+ * Whether `datagramOut` sends this socket's datagrams straight through Node's UDP handle (the fast path)
+ * rather than through `socket.send` (the fallback, where this Node's internals differ).
+ */
+export function sendsThroughHandle(socket: Socket): boolean {
+  const handle = stateOf(socket)?.handle;
+  return SendWrap !== null && !!handle && typeof handle.send === 'function';
+}
+
+/** Whether dgram's per-socket address lookup can be answered synchronously (see enableSyncLookup). */
+export function lookupReplaceable(socket: Socket): boolean {
+  return typeof stateOf(socket)?.handle?.lookup === 'function';
 }
 
 function viaSocket(socket: Socket, port: number, address: string): DatagramOut {
