@@ -5,9 +5,9 @@ import { z } from 'zod';
 import { AuthRequiredOrError } from '../../components/AuthRequired';
 import { useLiveStation } from '../../components/LiveStation';
 import { ArtworkCard } from '../../components/studio/ArtworkCard';
-import { BroadcastCard } from '../../components/studio/BroadcastCard';
 import { CreateStationCard } from '../../components/studio/CreateStationCard';
 import { DeleteStationCard } from '../../components/studio/DeleteStationCard';
+import { OnAirConsole } from '../../components/studio/OnAirConsole';
 import { NowPlayingCard } from '../../components/studio/NowPlayingCard';
 import { OtherSoftwareCard } from '../../components/studio/OtherSoftwareCard';
 import { PublicStreamCard } from '../../components/studio/PublicStreamCard';
@@ -16,6 +16,7 @@ import { ProfilePictureCard } from '../../components/studio/ProfilePictureCard';
 import { RecordingsCard } from '../../components/studio/RecordingsCard';
 import { StationDetailsCard } from '../../components/studio/StationDetailsCard';
 import { StationHeaderCard } from '../../components/studio/StationHeaderCard';
+import { StudioSections } from '../../components/studio/StudioSections';
 import { requireSessionOrSignIn } from '../../lib/auth';
 import { pageMeta, withSuffix } from '../../lib/seo';
 import { stationQueries } from '../../queries/station.queries';
@@ -113,18 +114,21 @@ function StudioPage() {
 
 function StationStudio({ initial, onDeleted }: { initial: Station; onDeleted: () => void }) {
   const station = useLiveStation(initial);
+  // The console stays in view while live; each line below is one section of the studio.
   return (
     <>
-      <StationHeaderCard station={station} />
-      <BroadcastCard station={station} />
-      <NowPlayingCard station={station} />
-      <OtherSoftwareCard station={station} />
-      <PublicStreamCard station={station} />
-      <RelaysCard station={station} />
-      <RecordingsCard station={station} />
-      <ArtworkCard station={station} />
-      <StationDetailsCard station={station} username={station.broadcaster.username} />
-      <DeleteStationCard station={station} onDeleted={onDeleted} />
+      <OnAirConsole station={station} />
+      <StudioSections>
+        <StationHeaderCard station={station} />
+        <NowPlayingCard station={station} />
+        <OtherSoftwareCard station={station} />
+        <PublicStreamCard station={station} />
+        <RelaysCard station={station} />
+        <RecordingsCard station={station} />
+        <ArtworkCard station={station} />
+        <StationDetailsCard station={station} username={station.broadcaster.username} />
+        <DeleteStationCard station={station} onDeleted={onDeleted} />
+      </StudioSections>
     </>
   );
 }
