@@ -103,8 +103,9 @@ function HomePage() {
           <li className="card">
             <h3>Go live</h3>
             <p className="muted">
-              On a Mac or any computer, open the studio in your browser: pick a tab, a window, your
-              screen or a microphone. OBS and other encoders work too.
+              On a Mac or any computer, open the studio in your browser and pick a tab, a window,
+              your screen or a microphone. In Chrome or Edge, “Install Radio Broadcaster” keeps it
+              in your Dock or taskbar like an app. OBS and other encoders work too.
             </p>
           </li>
           <li className="card">
