@@ -201,6 +201,15 @@ export function OnAirConsole({ station }: { station: Station }) {
           ) : null}
         </p>
       </div>
+      {elsewhere ? (
+        <p className="notice" role="note">
+          You are on air with <strong>{elsewhere.name}</strong>.{' '}
+          <Link to="/studio" search={{ station: elsewhere.id }}>
+            Open it
+          </Link>{' '}
+          to end that broadcast before starting another.
+        </p>
+      ) : null}
       <fieldset className="source-options" disabled={busy} hidden={busy}>
         <legend>Audio source</legend>
         {SOURCE_OPTIONS.map((o) => (
