@@ -1,6 +1,6 @@
 /**
- * The browser side of Web Push in Debian's Chromium: the service worker that imports
- * /sw-push.js (here /sw-push-only.js, the worker used until the installable app's own exists)
+ * The browser side of Web Push in Debian's Chromium: the app's one service worker (/sw.js, which
+ * also keeps the offline shell) with its push handlers from /sw-push.js
  * shows the notification for a message delivered through the DevTools protocol's
  * `ServiceWorker.deliverPushMessage`, the message being what the server sends for a go-live.
  * Needs `npm run build`.
@@ -39,7 +39,7 @@ describe('push notifications in the browser', () => {
     await cdp.send('ServiceWorker.enable');
     await page.goto(`${app.url}/about`);
     const scope = await page.evaluate(async () => {
-      const reg = await navigator.serviceWorker.register('/sw-push-only.js', { scope: '/' });
+      const reg = await navigator.serviceWorker.register('/sw.js', { scope: '/' });
       await navigator.serviceWorker.ready;
       return reg.scope;
     });

@@ -256,6 +256,16 @@ describe('recordings and replays in the browser', () => {
     expect(t).toBeGreaterThan(6);
     expect(t).toBeLessThan(12.01);
     expect(await entry.getAttribute('aria-current')).toBe('true');
+    // The site's own controls follow: Pause, what is playing, the seek bar past its one mark (at 6 s of 12).
+    expect(await listener.getByTestId('replay-play').getAttribute('aria-label')).toBe('Pause');
+    expect(await listener.getByTestId('replay-now').textContent()).toBe('Second half — Tone');
+    expect(Number(await listener.getByTestId('replay-seek').inputValue())).toBeGreaterThan(6);
+    const marks = listener.getByTestId('replay-mark');
+    expect(await marks.count()).toBe(1);
+    expect(Number((await marks.getAttribute('style'))!.match(/left:\s*([\d.]+)%/)![1])).toBeCloseTo(
+      50,
+      -1,
+    );
     // Chromium fetched the file by byte ranges (seeking), and the server answered 206.
     expect(ranges.some((r) => r.range?.startsWith('bytes=') && r.status === 206)).toBe(true);
 
@@ -318,7 +328,7 @@ describe('recordings and replays in the browser', () => {
     await shoot(listener, 'polish-station-off-air-replay');
     await latest.getByTestId('latest-replay-play').click();
     await listener.waitForURL(`**/${owner.username}/night-owls/replays/${rec!.id}`);
-    await listener.getByTestId('replay-audio').waitFor();
+    await listener.getByTestId('replay-play').waitFor();
     expect(listenerProblems).toEqual([]);
     await listener.close();
   }, 60_000);

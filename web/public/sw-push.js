@@ -1,7 +1,6 @@
 /*
- * Web Push for followers (issue 29), self-contained so the installable app's service worker can
- * take it with `importScripts('/sw-push.js')`; /sw-push-only.js registers it alone where that
- * worker does not exist. Messages are JSON {title, body, url, tag} (apps/api/src/follow/push-notifier.ts).
+ * Web Push for followers (issue 29), imported by the app's one service worker (/sw.js) with
+ * `importScripts('/sw-push.js')`. Messages are JSON {title, body, url, tag} (apps/api/src/follow/push-notifier.ts).
  */
 /* global self, clients */
 'use strict';

@@ -2,6 +2,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from '@tanstack/react-router';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { OfflineNotice } from './components/OfflineNotice';
 import { AuthRequiredError } from './lib/auth';
 import { createQueryClient } from './lib/query-client';
 import { createAppRouter } from './router';
@@ -27,7 +28,16 @@ createRoot(document.getElementById('root')!, {
 }).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
+      {/* Outside the router: said even while a page waits for the network. */}
+      <OfflineNotice />
       <RouterProvider router={router} />
     </QueryClientProvider>
   </StrictMode>,
 );
+
+// The installable app's service worker: the offline shell, and Web Push (web/public/sw.js).
+if ('serviceWorker' in navigator && window.isSecureContext) {
+  addEventListener('load', () => {
+    navigator.serviceWorker.register('/sw.js').catch(() => undefined);
+  });
+}

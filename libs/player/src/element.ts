@@ -10,8 +10,9 @@ import {
 import { JOIN_FAILED_MESSAGE, ListeningClient } from './client.js';
 import { OFF_AIR, broadcasterLabel } from './labels.js';
 import { claimMediaSession, releaseMediaSession, updateMediaSession } from './media-session.js';
+import { LevelViz } from './level-viz.js';
 import { applyStyles } from './styles.js';
-import type { PlayerState, StationRef } from './types.js';
+import type { PlayerState, Station as RadioStation, StationRef } from './types.js';
 
 /** The API origin baked in at build time for copies served from a public CDN (see build.mjs). */
 declare const __RB_API_BASE__: string | undefined;
@@ -134,6 +135,10 @@ interface Parts {
   name: HTMLAnchorElement;
   by: HTMLParagraphElement;
   np: HTMLDivElement;
+  art: HTMLDivElement;
+  artImg: HTMLImageElement | null;
+  artLetter: HTMLSpanElement;
+  viz: HTMLCanvasElement;
   track: HTMLParagraphElement;
   artist: HTMLParagraphElement;
   message: HTMLParagraphElement;
@@ -186,6 +191,7 @@ export class RadioPlayerElement extends Base {
     if (e.persisted && this.resumeOnShow) this.client?.play();
   };
   private resumeOnShow = false;
+  private viz: LevelViz | null = null;
 
   /** `username/station-slug`. */
   get station(): string {
@@ -252,6 +258,7 @@ export class RadioPlayerElement extends Base {
     window.removeEventListener('pagehide', this.onPageHide);
     window.removeEventListener('pageshow', this.onPageShow);
     this.disconnectClient();
+    this.viz?.stop();
     this.render();
   }
 
@@ -385,6 +392,10 @@ export class RadioPlayerElement extends Base {
       }),
       by: h('p', { class: 'by' }),
       np: h('div', { class: 'np', part: 'now-playing', hidden: '' }),
+      art: h('div', { class: 'art', part: 'artwork', 'aria-hidden': 'true' }),
+      artImg: null,
+      artLetter: h('span', { class: 'art-letter' }),
+      viz: h('canvas', { class: 'viz', part: 'visualiser', 'aria-hidden': 'true' }),
       track: h('p', { class: 'track' }),
       artist: h('p', { class: 'artist' }),
       message: h('p', { class: 'message', part: 'message', role: 'status', 'aria-live': 'polite' }),
@@ -438,7 +449,13 @@ export class RadioPlayerElement extends Base {
         h('span', { class: 'badge' }, h('span', { class: 'dot' }), parts.badgeText),
         parts.count,
       ),
-      h('div', { class: 'main' }, parts.name, parts.by, parts.np),
+      h(
+        'div',
+        { class: 'body' },
+        parts.art,
+        h('div', { class: 'main' }, parts.name, parts.by, parts.np),
+      ),
+      parts.viz,
       parts.message,
       parts.unlock,
       parts.controls,
@@ -451,7 +468,9 @@ export class RadioPlayerElement extends Base {
       parts.password.value = '';
       this.client?.setAccess({ password });
     });
+    parts.art.append(parts.artLetter);
     root.append(parts.card);
+    this.viz = new LevelViz(parts.viz);
 
     parts.play.addEventListener('click', () => {
       if (this.client?.playing) this.client.pause();
@@ -525,6 +544,7 @@ export class RadioPlayerElement extends Base {
     if (ref) p.name.href = stationPageUrl(this.clientBase || location.origin, ref);
     else p.name.removeAttribute('href');
     setText(p.by, station ? `by ${broadcasterLabel(station.broadcaster)}` : '');
+    this.renderArt(station);
 
     // Listener count.
     if (station) {
@@ -565,7 +585,30 @@ export class RadioPlayerElement extends Base {
     p.card.classList.toggle('checking', !!station && asked?.allowed === null);
     this.renderVolume();
 
-    if (client) updateMediaSession(this, station, state === 'live');
+    if (client) updateMediaSession(this, station, state === 'live', this.clientBase || undefined);
+    // The level animation follows the stream actually playing here (none over HTTP).
+    const stream = p.audio.srcObject;
+    p.card.classList.toggle('playing', state === 'live' && playing);
+    this.viz?.sync(state === 'live' && playing && stream instanceof MediaStream ? stream : null);
+  }
+
+  /** The station's cover (or the broadcaster's picture; else its initial), shown in players 400 px wide and up (340 px inside the card's padding). */
+  private renderArt(station: RadioStation | null): void {
+    const p = this.parts;
+    if (!p) return;
+    const src = station ? (station.coverUrl ?? station.broadcaster.avatarUrl) : null;
+    const url = src ? new URL(src, this.clientBase || location.origin).href : null;
+    if (url) {
+      if (!p.artImg) {
+        p.artImg = h('img', { alt: '', decoding: 'async' });
+        p.art.append(p.artImg);
+      }
+      if (p.artImg.getAttribute('src') !== url) p.artImg.src = url;
+    } else if (p.artImg) {
+      p.artImg.remove();
+      p.artImg = null;
+    }
+    setText(p.artLetter, (station?.name ?? this.ref?.slug ?? '').trim().charAt(0).toUpperCase());
   }
 
   private message(state: PlayerState): string {

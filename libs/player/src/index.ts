@@ -32,3 +32,4 @@ export type {
   StationRef,
   StationStatus,
 } from './types.js';
+export { LevelViz, prefersReducedMotion } from './level-viz.js';

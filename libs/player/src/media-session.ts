@@ -19,12 +19,18 @@ function mediaSession(): MediaSession | null {
  * What the lock screen shows: title = track, artist = artist, album = album; where one is missing
  * the station name stands in (and the title is the station name when nothing is announced).
  */
-export function metadataFor(station: Station): { title: string; artist: string; album: string } {
+export function metadataFor(
+  station: Station,
+  base = typeof location === 'undefined' ? 'http://localhost' : location.href,
+): { title: string; artist: string; album: string; artwork: MediaImage[] } {
   const np = station.nowPlaying;
+  // The lock screen shows the station's cover (or the broadcaster's picture), 800×800 WebP.
+  const art = station.coverUrl ?? station.broadcaster.avatarUrl;
   return {
     title: np?.track || station.name,
     artist: np?.artist || (np ? station.name : station.broadcaster.name || station.name),
     album: np?.album || station.name,
+    artwork: art ? [{ src: new URL(art, base).href, sizes: '800x800', type: 'image/webp' }] : [],
   };
 }
 
@@ -46,17 +52,23 @@ export function claimMediaSession(who: object, actions: MediaSessionActions): vo
 }
 
 /** Updates metadata and playback state if `who` owns the controls. */
-export function updateMediaSession(who: object, station: Station | null, playing: boolean): void {
+export function updateMediaSession(
+  who: object,
+  station: Station | null,
+  playing: boolean,
+  base?: string,
+): void {
   const ms = mediaSession();
   if (!ms || owner !== who) return;
   if (station && typeof MediaMetadata === 'function') {
-    const next = metadataFor(station);
+    const next = metadataFor(station, base);
     const cur = ms.metadata;
     if (
       !cur ||
       cur.title !== next.title ||
       cur.artist !== next.artist ||
-      cur.album !== next.album
+      cur.album !== next.album ||
+      cur.artwork[0]?.src !== next.artwork[0]?.src
     ) {
       ms.metadata = new MediaMetadata(next);
     }

@@ -16,7 +16,13 @@ background:var(--radio-player-background,var(--bg));color:var(--fg);border:1px s
 @media (prefers-reduced-motion:reduce){.live .dot{animation:none}}
 .count{display:inline-flex;align-items:center;gap:4px}
 svg{width:1.25em;height:1.25em;fill:currentColor;flex:none}
-.main{flex:1 1 auto;min-height:0;overflow:auto;display:flex;flex-direction:column;gap:6px}
+.body{flex:1 1 auto;min-height:0;display:flex;gap:16px}
+.main{flex:1 1 auto;min-width:0;min-height:0;overflow:auto;display:flex;flex-direction:column;gap:6px}
+.art{display:none;position:relative;flex:none;aspect-ratio:1/1;max-width:45%;border-radius:10px;overflow:hidden;place-items:center;background:linear-gradient(135deg,var(--accent),#3b1d5e);color:#fff;font-weight:800;font-size:3em;box-shadow:0 8px 24px rgb(0 0 0/.25)}
+.art img{position:absolute;inset:0;width:100%;height:100%;object-fit:cover}
+.viz{display:none;flex:none;width:100%;height:24px;color:var(--accent);opacity:.9}
+.card:not(.playing) .viz{visibility:hidden}
+@container (min-width:340px){.art{display:grid}.viz{display:block}}
 .name{display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden;font-size:1.45em;font-weight:700;line-height:1.2;color:var(--fg);text-decoration:none;word-break:break-word}
 a.name:hover{text-decoration:underline}
 .by{margin:0;color:var(--muted);font-size:.9em;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
@@ -47,8 +53,9 @@ button:focus-visible,input:focus-visible,a:focus-visible{outline:2px solid var(-
 .mute:hover{color:var(--fg)}
 .volume{flex:1 1 auto;min-width:60px;max-width:220px;accent-color:var(--accent);height:24px;margin:0}
 .sr{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
-@container (min-width:560px){.card{font-size:16px;padding:24px;gap:16px}.play{width:56px;height:56px}.name{font-size:1.8em}}
-@container (min-width:760px){.card{font-size:18px;padding:32px}.name{font-size:2.1em}.play{width:64px;height:64px}}
+@container (min-width:560px){.card{font-size:16px;padding:24px;gap:16px}.play{width:56px;height:56px}.name{font-size:1.8em}.body{gap:24px}.viz{height:40px}.main{justify-content:center}.np{margin-top:12px}}
+@container (min-width:760px){.card{font-size:18px;padding:32px}.name{font-size:2.1em}.play{width:64px;height:64px}.body{gap:32px}.viz{height:56px}.art{font-size:5em}}
+@media (prefers-reduced-motion:reduce){.viz{display:none!important}}
 `;
 
 /** Constructable stylesheets where supported (CSP-proof, shared by every player); a `<style>` otherwise. */

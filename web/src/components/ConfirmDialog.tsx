@@ -31,6 +31,7 @@ export function ConfirmDialog({
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const opener = useRef<HTMLElement | null>(null);
+  const cancel = useRef<HTMLButtonElement>(null);
   const titleId = useId();
   const bodyId = useId();
 
@@ -41,6 +42,8 @@ export function ConfirmDialog({
       opener.current =
         document.activeElement instanceof HTMLElement ? document.activeElement : null;
       dialog.showModal();
+      // The safe choice has focus (React's autoFocus is not the dialog's autofocus attribute).
+      cancel.current?.focus();
     } else if (!open && dialog.open) {
       dialog.close();
     }
@@ -96,9 +99,9 @@ export function ConfirmDialog({
           <button
             type="button"
             className="btn"
+            ref={cancel}
             onClick={onCancel}
             disabled={pending}
-            autoFocus
             data-testid={testId ? `${testId}-cancel` : undefined}
           >
             Cancel

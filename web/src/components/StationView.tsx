@@ -6,6 +6,7 @@ import { CopyButton } from './CopyButton';
 import { EmbedSnippet } from './EmbedSnippet';
 import { StreamUrl } from './StreamUrl';
 import { UrlText } from './UrlText';
+import { SiteLevel } from './SiteLevel';
 import { Avatar, StationArt } from './StationArt';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
@@ -163,6 +164,7 @@ export function PlayerControls({ station }: { station: Station }) {
         {offAir && !wanted ? null : <VolumeControl playback={playback} />}
         <audio ref={audioRef} data-testid="station-audio" />
       </div>
+      {offAir ? null : <SiteLevel audioRef={audioRef} active={state === 'live' && wanted} />}
       <p
         className={
           (state === 'idle' || state === 'live') && !waiting ? 'sr-only' : 'player-note muted small'

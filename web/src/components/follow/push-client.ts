@@ -1,10 +1,10 @@
 import { apiFetch } from '../../lib/api';
 
-/** The worker that takes push messages: the installable app's, else one of our own. */
+/** The worker that takes push messages: the app's one service worker (/sw.js imports /sw-push.js). */
 async function registration(): Promise<ServiceWorkerRegistration> {
   const existing = await navigator.serviceWorker.getRegistration('/');
   if (existing) return existing;
-  await navigator.serviceWorker.register('/sw-push-only.js', { scope: '/' });
+  await navigator.serviceWorker.register('/sw.js', { scope: '/' });
   return navigator.serviceWorker.ready;
 }
 

@@ -38,9 +38,11 @@ export function PublicStreamCard({ station }: { station: Station }) {
     <section className="card" aria-labelledby={`${id}-title`} data-testid="public-stream">
       <h2 id={`${id}-title`}>HTTP stream</h2>
       <StreamUrl username={station.broadcaster.username} slug={station.slug} />
-      <label>
+      <label className="switch">
         <input
           type="checkbox"
+          role="switch"
+          className="switch-input"
           checked={on}
           disabled={!settings.data || update.isPending}
           onChange={(e) => {
@@ -48,7 +50,7 @@ export function PublicStreamCard({ station }: { station: Station }) {
             update.mutate(e.target.checked);
           }}
           data-testid="public-stream-toggle"
-        />{' '}
+        />
         Public stream URL
       </label>
       <p className="muted small" data-testid="public-stream-help">

@@ -86,10 +86,12 @@ export function RecordingsCard({ station }: { station: Station }) {
       ) : null}
       {s ? (
         <div className="recording-settings">
-          <label className="check" htmlFor={toggleId}>
+          <label className="switch" htmlFor={toggleId}>
             <input
               id={toggleId}
               type="checkbox"
+              role="switch"
+              className="switch-input"
               checked={shownEnabled ?? s.enabled}
               disabled={save.isPending}
               onChange={(e) => {

@@ -28,7 +28,9 @@ function AboutPage() {
       <ul>
         <li>
           Go live from the <Link to="/studio">studio</Link> in your browser, on a Mac or any other
-          computer, or with any WHIP encoder (OBS, ffmpeg, GStreamer).
+          computer, or with any WHIP encoder (OBS, ffmpeg, GStreamer). In Chrome or Edge, install
+          the studio (“Install Radio Broadcaster” in the address bar) to open it from your Dock,
+          taskbar or app launcher like any other app.
         </li>
         <li>
           Every station gets a public address: <code>username/station-slug</code>.

@@ -7,6 +7,7 @@ import {
 import { useQuery } from '@tanstack/react-query';
 import { Link, createFileRoute } from '@tanstack/react-router';
 import { posts, tutorials } from 'virtual:rb-content-facts';
+import { HeroVisual } from '../../components/HeroVisual';
 import { LoadError } from '../../components/LoadError';
 import { StationCard } from '../../components/StationCard';
 import { pageMeta } from '../../lib/seo';
@@ -24,41 +25,44 @@ function HomePage() {
   return (
     <>
       <section className="hero">
-        <div className="container hero-inner">
-          <p className="eyebrow">Live audio, no install</p>
-          <h1 className="hero-title" data-testid="home-title">
-            {PRODUCT_TAGLINE}
-          </h1>
-          <p className="lead">
-            Share the sound of your screen, one app or a microphone as a live station. Listeners
-            tune in from any browser in about a second — and you decide which websites may embed
-            your player.
-          </p>
-          <div className="actions">
-            <Link
-              to="/$username/$stationSlug"
-              params={{ username: DEMO_USERNAME, stationSlug: DEMO_SLUG }}
-              className="btn btn-primary btn-lg"
-              data-testid="demo-link"
-            >
-              Listen to the demo
-            </Link>
-            {/* Signed out, straight to creating an account (then the studio); a plain visit to
-                /studio opens Sign in instead. */}
-            {signedIn ? (
-              <Link to="/studio" className="btn btn-lg">
-                Start broadcasting
-              </Link>
-            ) : (
+        <div className="container hero-inner has-visual">
+          <div>
+            <p className="eyebrow">Live audio, no install</p>
+            <h1 className="hero-title" data-testid="home-title">
+              {PRODUCT_TAGLINE}
+            </h1>
+            <p className="lead">
+              Share the sound of your screen, one app or a microphone as a live station. Listeners
+              tune in from any browser in about a second — and you decide which websites may embed
+              your player.
+            </p>
+            <div className="actions">
               <Link
-                to="/signin"
-                search={{ mode: 'signup', redirect: '/studio' }}
-                className="btn btn-lg"
+                to="/$username/$stationSlug"
+                params={{ username: DEMO_USERNAME, stationSlug: DEMO_SLUG }}
+                className="btn btn-primary btn-lg"
+                data-testid="demo-link"
               >
-                Start broadcasting
+                Listen to the demo
               </Link>
-            )}
+              {/* Signed out, straight to creating an account (then the studio); a plain visit to
+                /studio opens Sign in instead. */}
+              {signedIn ? (
+                <Link to="/studio" className="btn btn-lg">
+                  Start broadcasting
+                </Link>
+              ) : (
+                <Link
+                  to="/signin"
+                  search={{ mode: 'signup', redirect: '/studio' }}
+                  className="btn btn-lg"
+                >
+                  Start broadcasting
+                </Link>
+              )}
+            </div>
           </div>
+          <HeroVisual />
         </div>
       </section>
 
@@ -103,8 +107,9 @@ function HomePage() {
           <li className="card">
             <h3>Go live</h3>
             <p className="muted">
-              On a Mac or any computer, open the studio in your browser: pick a tab, a window, your
-              screen or a microphone. OBS and other encoders work too.
+              On a Mac or any computer, open the studio in your browser and pick a tab, a window,
+              your screen or a microphone. In Chrome or Edge, “Install Radio Broadcaster” keeps it
+              in your Dock or taskbar like an app. OBS and other encoders work too.
             </p>
           </li>
           <li className="card">

@@ -6,9 +6,9 @@ import { AuthRequiredOrError } from '../../components/AuthRequired';
 import { useLiveStation } from '../../components/LiveStation';
 import { AccessCard } from '../../components/studio/AccessCard';
 import { ArtworkCard } from '../../components/studio/ArtworkCard';
-import { BroadcastCard } from '../../components/studio/BroadcastCard';
 import { CreateStationCard } from '../../components/studio/CreateStationCard';
 import { DeleteStationCard } from '../../components/studio/DeleteStationCard';
+import { OnAirConsole } from '../../components/studio/OnAirConsole';
 import { NowPlayingCard } from '../../components/studio/NowPlayingCard';
 import { OtherSoftwareCard } from '../../components/studio/OtherSoftwareCard';
 import { PublicStreamCard } from '../../components/studio/PublicStreamCard';
@@ -20,6 +20,7 @@ import { FollowersCard } from '../../components/studio/FollowersCard';
 import { PodcastCard } from '../../components/studio/PodcastCard';
 import { StationDetailsCard } from '../../components/studio/StationDetailsCard';
 import { StationHeaderCard } from '../../components/studio/StationHeaderCard';
+import { StudioSections } from '../../components/studio/StudioSections';
 import { StudioTogetherCard } from '../../components/together/StudioTogetherCard';
 import { requireSessionOrSignIn } from '../../lib/auth';
 import { pageMeta, withSuffix } from '../../lib/seo';
@@ -118,23 +119,26 @@ function StudioPage() {
 
 function StationStudio({ initial, onDeleted }: { initial: Station; onDeleted: () => void }) {
   const station = useLiveStation(initial);
+  // The console stays in view while live; each line below is one section of the studio.
   return (
     <>
-      <StationHeaderCard station={station} />
-      <BroadcastCard station={station} />
-      <NowPlayingCard station={station} />
-      <StudioTogetherCard station={station} />
-      <OtherSoftwareCard station={station} />
-      <PublicStreamCard station={station} />
-      <AccessCard station={station} />
-      <RelaysCard station={station} />
-      <RecordingsCard station={station} />
-      <ScheduleCard station={station} />
-      <FollowersCard station={station} />
-      <PodcastCard station={station} />
-      <ArtworkCard station={station} />
-      <StationDetailsCard station={station} username={station.broadcaster.username} />
-      <DeleteStationCard station={station} onDeleted={onDeleted} />
+      <OnAirConsole station={station} />
+      <StudioSections>
+        <StationHeaderCard station={station} />
+        <NowPlayingCard station={station} />
+        <StudioTogetherCard station={station} />
+        <OtherSoftwareCard station={station} />
+        <PublicStreamCard station={station} />
+        <AccessCard station={station} />
+        <RelaysCard station={station} />
+        <RecordingsCard station={station} />
+        <ScheduleCard station={station} />
+        <FollowersCard station={station} />
+        <PodcastCard station={station} />
+        <ArtworkCard station={station} />
+        <StationDetailsCard station={station} username={station.broadcaster.username} />
+        <DeleteStationCard station={station} onDeleted={onDeleted} />
+      </StudioSections>
     </>
   );
 }

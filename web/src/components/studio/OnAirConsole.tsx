@@ -1,10 +1,11 @@
 import type { Station } from '@radiobroadcaster/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
-import { useCallback, useEffect, useId, useState } from 'react';
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { toast } from 'sonner';
 import { api } from '../../lib/api';
 import { MESSAGES, type BroadcastState } from '../../lib/broadcast';
+import { lastNowPlaying, rememberNowPlaying } from '../../lib/last-now-playing';
 import {
   canCaptureDisplay,
   listInputs,
@@ -17,9 +18,12 @@ import {
 } from '../../lib/input-devices';
 import { stationKeys } from '../../queries/station.queries';
 import { useBroadcast } from '../broadcast/BroadcastProvider';
+import { formatElapsed } from '../broadcast/OnAirBar';
 import { ConfirmDialog } from '../ConfirmDialog';
 import { isOnAir, listenerLabel } from '../StationView';
 import { LevelMeterView } from './LevelMeter';
+import { SystemAudioNote } from './SystemAudioNote';
+import './console.css';
 
 const STATE_TEXT: Record<BroadcastState, string> = {
   idle: 'Not broadcasting from this browser.',
@@ -71,10 +75,33 @@ const SOURCE_OPTIONS: { value: AudioSource; title: string; hint: string }[] = [
   },
 ];
 
-/** Source, input, level and the Go live / End broadcast actions for one station. */
-export function BroadcastCard({ station }: { station: Station }) {
+const HEADING: Record<BroadcastState, string> = {
+  idle: 'Broadcast',
+  capturing: 'Choosing a source',
+  connecting: 'Connecting',
+  live: 'On air',
+  reconnecting: 'Reconnecting',
+};
+
+function useNow(active: boolean): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!active) return;
+    setNow(Date.now());
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, [active]);
+  return now;
+}
+
+/**
+ * The on-air console: source, level, Go live / End, time on air, listeners and now playing in one
+ * panel that stays in view while this browser broadcasts (sticky at the top of the studio on a
+ * computer, a bottom sheet on a phone), reconnecting included.
+ */
+export function OnAirConsole({ station }: { station: Station }) {
   const queryClient = useQueryClient();
-  const { state, station: target, message, sourceLabel, controller } = useBroadcast();
+  const { state, station: target, message, sourceLabel, liveSince, controller } = useBroadcast();
   const mine = target?.id === station.id;
   const busy = mine && state !== 'idle';
   const elsewhere = state !== 'idle' && !mine ? target : null;
@@ -84,6 +111,30 @@ export function BroadcastCard({ station }: { station: Station }) {
   const [confirmEnd, setConfirmEnd] = useState(false);
   const sourceId = useId();
   const onAir = isOnAir(station);
+  const shownState: BroadcastState = mine ? state : 'idle';
+  const now = useNow(mine && state === 'live');
+  const heading = useRef<HTMLHeadingElement>(null);
+  // Going live swaps Go live for End: focus stays in the console (on its heading, which now says
+  // "On air") instead of falling back to the page.
+  const focusAfterStart = useRef(false);
+  const root = useRef<HTMLElement>(null);
+  // Sticky just below the site's own sticky header (whose height grows with the on-air bar).
+  useEffect(() => {
+    const header = document.querySelector<HTMLElement>('.site-header');
+    const el = root.current;
+    if (!busy || !header || !el) return;
+    const place = () => el.style.setProperty('--console-top', `${header.offsetHeight + 8}px`);
+    place();
+    const observer = new ResizeObserver(place);
+    observer.observe(header);
+    return () => observer.disconnect();
+  }, [busy]);
+  useEffect(() => {
+    if (busy && focusAfterStart.current) {
+      focusAfterStart.current = false;
+      heading.current?.focus();
+    }
+  }, [busy]);
 
   // A remembered input that is gone falls back to the default.
   useEffect(() => {
@@ -105,6 +156,7 @@ export function BroadcastCard({ station }: { station: Station }) {
   });
 
   const goLive = () => {
+    focusAfterStart.current = true;
     rememberSource(source);
     if (source === 'microphone') rememberDevice(deviceId);
     void controller.start(
@@ -120,8 +172,35 @@ export function BroadcastCard({ station }: { station: Station }) {
   };
 
   return (
-    <section className="card" aria-labelledby="broadcast-title" data-testid="broadcast">
-      <h2 id="broadcast-title">Broadcast</h2>
+    <section
+      ref={root}
+      className={`card console console-${shownState}`}
+      aria-labelledby="broadcast-title"
+      data-testid="broadcast"
+      data-live={busy || undefined}
+    >
+      <div className="console-head">
+        <h2 id="broadcast-title" ref={heading} tabIndex={-1} className="console-title">
+          {busy ? <span className="onair-dot" aria-hidden="true" /> : null}
+          {HEADING[shownState]}
+        </h2>
+        <p className="console-figures">
+          {mine && state === 'live' && liveSince ? (
+            <time
+              className="console-elapsed"
+              dateTime={`PT${Math.floor((now - liveSince) / 1000)}S`}
+              data-testid="console-elapsed"
+            >
+              {formatElapsed(now - liveSince)}
+            </time>
+          ) : null}
+          {busy || onAir ? (
+            <span data-testid="console-listeners" data-count={station.viewerCount}>
+              {listenerLabel(station.viewerCount)}
+            </span>
+          ) : null}
+        </p>
+      </div>
       {elsewhere ? (
         <p className="notice" role="note">
           You are on air with <strong>{elsewhere.name}</strong>.{' '}
@@ -131,7 +210,7 @@ export function BroadcastCard({ station }: { station: Station }) {
           to end that broadcast before starting another.
         </p>
       ) : null}
-      <fieldset className="source-options" disabled={busy}>
+      <fieldset className="source-options" disabled={busy} hidden={busy}>
         <legend>Audio source</legend>
         {SOURCE_OPTIONS.map((o) => (
           <label key={o.value} className="radio-card">
@@ -151,7 +230,7 @@ export function BroadcastCard({ station }: { station: Station }) {
           </label>
         ))}
       </fieldset>
-      {source === 'microphone' ? (
+      {source === 'microphone' && !busy ? (
         <div className="field device-field">
           <label htmlFor={sourceId}>Input</label>
           <div className="device-row">
@@ -183,22 +262,30 @@ export function BroadcastCard({ station }: { station: Station }) {
             ) : null}
           </div>
         </div>
-      ) : !canCaptureDisplay() ? (
+      ) : busy ? null : !canCaptureDisplay() ? (
         <p className="notice notice-warn" role="note">
           {MESSAGES.noSystemAudio}
         </p>
-      ) : null}
+      ) : (
+        <SystemAudioNote />
+      )}
       {mine && message ? (
         <p className="notice notice-warn" role="alert" data-testid="broadcast-message">
           {message}
         </p>
       ) : null}
-      <p role="status" data-testid="broadcast-state" data-state={mine ? state : 'idle'}>
-        {STATE_TEXT[mine ? state : 'idle']}
+      <p
+        role="status"
+        className="console-state"
+        data-testid="broadcast-state"
+        data-state={shownState}
+      >
+        {STATE_TEXT[shownState]}
         {sourceLabel && busy ? <span className="muted small"> Source: {sourceLabel}</span> : null}
       </p>
       {busy ? <LevelMeterView meter={controller.meter} /> : null}
-      <div className="actions">
+      <ConsoleNowPlaying station={station} offerLast={busy} />
+      <div className="actions console-actions">
         {busy && (state === 'capturing' || state === 'connecting') ? (
           <button
             type="button"
@@ -230,11 +317,6 @@ export function BroadcastCard({ station }: { station: Station }) {
           </button>
         )}
       </div>
-      {station.status === 'ended' && !busy ? (
-        <p className="muted small" data-testid="ended-note">
-          The last broadcast has ended. Go live to start a new one.
-        </p>
-      ) : null}
       <ConfirmDialog
         open={confirmEnd}
         title="End the broadcast?"
@@ -253,5 +335,80 @@ export function BroadcastCard({ station }: { station: Station }) {
         </p>
       </ConfirmDialog>
     </section>
+  );
+}
+
+/**
+ * Now playing, one line in the console: what listeners see, a way to change it, and after an End
+ * (which clears it on the server) the last title offered again once back on air.
+ */
+function ConsoleNowPlaying({ station, offerLast }: { station: Station; offerLast: boolean }) {
+  const queryClient = useQueryClient();
+  const np = station.nowPlaying;
+  const [last, setLast] = useState(() => lastNowPlaying(station.id));
+  useEffect(() => {
+    if (!np) return;
+    rememberNowPlaying(station.id, np);
+    setLast(lastNowPlaying(station.id));
+  }, [station.id, np]);
+  const announce = useMutation({
+    mutationFn: () =>
+      api.stations.setNowPlaying({
+        stationId: station.id,
+        track: last?.track ?? '',
+        artist: last?.artist || undefined,
+        album: last?.album || undefined,
+      }),
+    meta: { errorTitle: 'Could not update now playing' },
+    onSuccess: (s) => {
+      queryClient.setQueryData(stationKeys.detail(station.id), s);
+      toast.success('Now playing updated');
+    },
+  });
+  const change = () => {
+    const field = document.querySelector<HTMLInputElement>(
+      '[data-testid=studio-now-playing] input[name=track]',
+    );
+    field?.scrollIntoView({ block: 'center' });
+    field?.focus({ preventScroll: true });
+  };
+  const title = (t: { track: string; artist?: string | null }) =>
+    `${t.track}${t.artist ? ` — ${t.artist}` : ''}`;
+  return (
+    <div className="console-np" data-testid="console-now-playing">
+      <span className="console-np-label">Now playing</span>
+      {np ? (
+        <span className="console-np-title" data-testid="console-now-playing-title">
+          {title(np)}
+        </span>
+      ) : offerLast && last ? (
+        <span className="console-np-title muted" data-testid="console-last-title">
+          Last time: {title(last)}
+        </span>
+      ) : (
+        <span className="console-np-title muted">Nothing announced</span>
+      )}
+      <span className="console-np-actions">
+        {!np && offerLast && last ? (
+          <button
+            type="button"
+            className="btn btn-sm btn-primary"
+            onClick={() => announce.mutate()}
+            disabled={announce.isPending}
+            data-testid="console-announce-last"
+          >
+            Announce again
+          </button>
+        ) : null}
+        <button
+          type="button"
+          className="btn btn-sm"
+          onClick={change}
+          data-testid="console-np-change"
+        >
+          {np ? 'Change' : 'Announce'}
+        </button>
+      </span>
+    </div>
   );
 }
