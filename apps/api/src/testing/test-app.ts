@@ -239,10 +239,11 @@ export async function spawnUntilListening(
   });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${what} did not start:\n${output}`)),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => {
+      // Not left running: a process that never said where it listens is of no use to anyone.
+      child.kill('SIGKILL');
+      reject(new Error(`${what} did not start within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
