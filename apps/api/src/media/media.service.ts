@@ -23,6 +23,7 @@ import { StationTokensService } from '../stations/station-tokens.service.js';
 import { StationsService } from '../stations/stations.service.js';
 import { MEDIA_ENGINE } from './media.providers.js';
 import { SessionStore, type ListenerSlot, type PublisherRecord } from './session-store.js';
+import { listenerSlotId } from './viewer-count.js';
 
 /** Who is asking, as far as signalling cares. */
 export interface Caller {
@@ -255,7 +256,11 @@ export class MediaService implements OnModuleInit, OnModuleDestroy {
     if (tokenId && !(await this.sessions.claimToken(tokenId, this.tokenTtlMs))) {
       throw AppError.conflict('This listener token was already used; join again');
     }
-    const slot: ListenerSlot = { id: randomUUID(), ip: caller.ip, stationId };
+    const slot: ListenerSlot = {
+      id: listenerSlotId(caller.ip, randomUUID()),
+      ip: caller.ip,
+      stationId,
+    };
     try {
       await this.admit(slot);
       const answer = await this.addListener(stationId, sdp);
@@ -333,7 +338,7 @@ export class MediaService implements OnModuleInit, OnModuleDestroy {
    * transport. 429 / 503 as for WHEP; release it with {@link releaseListener} when the stream ends.
    */
   async admitListener(stationId: string, ip: string): Promise<ListenerSlot> {
-    const slot: ListenerSlot = { id: randomUUID(), ip, stationId };
+    const slot: ListenerSlot = { id: listenerSlotId(ip, randomUUID()), ip, stationId };
     await this.admit(slot);
     return slot;
   }
