@@ -4,7 +4,10 @@
  * Two projects, run by `npm test` (scripts/test.mjs) one after the other:
  * - `unit`: the specs beside the code (apps/**, libs/**): unit, service and HTTP specs, each file with
  *   its own database, so they run in parallel workers;
- * - `e2e`: test/**: built processes, browsers, coturn, icecast, clusters; run one file at a time.
+ * - `e2e`: test/**: built processes, browsers, coturn, icecast, clusters. `npm test` runs it in two
+ *   parts: the files that share nothing with each other (each has its own ports, database, temporary
+ *   directories and Chromium) in 2 workers, then {@link E2E_SERIAL} one file at a time
+ *   (`RB_E2E_SET=parallel|serial` selects a part; unset: all of it).
  * `node --experimental-vm-modules node_modules/jest/bin/jest.js path/to/file` runs any one file.
  */
 const tsJest = ['ts-jest', { useESM: true, tsconfig: '<rootDir>/tsconfig.test.json' }];
@@ -26,10 +29,30 @@ const shared = {
   },
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
 };
+/**
+ * e2e files run one at a time: network namespaces, nftables and coturn relays (test/net), and the
+ * files that time failover, drain and shutdown against grace windows, or count one-port consent
+ * checks, which a second heavy file beside them on 2 cores would make flaky.
+ */
+export const E2E_SERIAL = [
+  '/test/net/.+\\.(spec|test)\\.ts$',
+  '/test/e2e/(cluster|crash-recovery|sfu-drain|shutdown)\\.test\\.ts$',
+  '/test/browser/(one-port-consent|ice-tcp)\\.test\\.ts$',
+];
+const e2eSet = process.env.RB_E2E_SET;
+const e2eFiles =
+  e2eSet === 'serial'
+    ? { testRegex: E2E_SERIAL }
+    : {
+        testMatch: ['<rootDir>/test/**/*.(spec|test).ts'],
+        ...(e2eSet === 'parallel'
+          ? { testPathIgnorePatterns: [...shared.testPathIgnorePatterns, ...E2E_SERIAL] }
+          : {}),
+      };
 export default {
   testTimeout: 30000,
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.(spec|test).ts'] },
-    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.(spec|test).ts'] },
+    { ...shared, displayName: 'e2e', ...e2eFiles },
   ],
 };

@@ -3,9 +3,10 @@
  * `npm test` after its checks and build: the two Jest projects of jest.config.js, one after the other,
  * with the Node that runs this script (so every process the tests spawn runs the same Node):
  *   unit  apps/** and libs/** specs, in parallel workers (each file has its own database);
- *   e2e   test/** (built processes, browsers, network), one file at a time.
- * Arguments go to both runs (`npm test -- --testNamePattern foo`). RB_TEST_WORKERS sets the unit
- * project's workers (default 2), RB_TEST_PROJECTS which projects run (default `unit,e2e`). Prints
+ *   e2e   test/** (built processes, browsers, network) in two runs: the files that share nothing in
+ *         parallel workers, then jest.config.js's E2E_SERIAL (network, failover timing) one at a time.
+ * Arguments go to every run (`npm test -- --testNamePattern foo`). RB_TEST_WORKERS sets the
+ * parallel runs' workers (default 2), RB_TEST_PROJECTS which projects run (default `unit,e2e`). Prints
  * the slowest files and one closing line with both runs' totals.
  *
  * No --forceExit: a run whose Jest is still alive EXIT_GRACE_MS after writing its report has a test
@@ -26,9 +27,13 @@ const out = mkdtempSync(join(tmpdir(), 'rb-test-'));
 const EXIT_GRACE_MS = 15_000;
 
 /** Runs Jest; resolves with its exit code, or -1 if it outlived its report by EXIT_GRACE_MS. */
-function jestRun(args, report) {
+function jestRun(args, report, env) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      stdio: 'inherit',
+      env: { ...process.env, ...env },
+    });
     let reportedAt = 0;
     const watch = setInterval(() => {
       if (!reportedAt && existsSync(report)) reportedAt = Date.now();
@@ -52,7 +57,12 @@ const runs = [
     name: 'unit',
     args: ['--selectProjects', 'unit', `--maxWorkers=${workers}`, '--workerIdleMemoryLimit=1GB'],
   },
-  { name: 'e2e', args: ['--selectProjects', 'e2e', '--runInBand'] },
+  {
+    name: 'e2e',
+    part: 'parallel',
+    args: ['--selectProjects', 'e2e', `--maxWorkers=${workers}`, '--workerIdleMemoryLimit=1GB'],
+  },
+  { name: 'e2e', part: 'serial', args: ['--selectProjects', 'e2e', '--runInBand'] },
 ].filter((r) => (process.env.RB_TEST_PROJECTS ?? 'unit,e2e').split(',').includes(r.name));
 
 console.log(`== Node ${process.version}`);
@@ -63,9 +73,10 @@ let status = 0;
 const files = [];
 const totals = { passed: 0, failed: 0, skipped: 0 };
 for (const run of runs) {
-  const json = join(out, `${run.name}.json`);
+  const label = run.part ? `${run.name} ${run.part}` : run.name;
+  const json = join(out, `${label.replace(' ', '-')}.json`);
   const started = Date.now();
-  console.log(`\n== ${run.name} (${run.args.slice(2).join(' ')})`);
+  console.log(`\n== ${label} (${run.args.slice(2).join(' ')})`);
   const code = await jestRun(
     [
       '--max-old-space-size=4096',
@@ -78,14 +89,15 @@ for (const run of runs) {
       ...extra,
     ],
     json,
+    run.part ? { RB_E2E_SET: run.part } : {},
   );
-  console.log(`== ${run.name}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  console.log(`== ${label}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
   if (code > 0) status = code;
   let report;
   try {
     report = JSON.parse(readFileSync(json, 'utf8'));
   } catch {
-    console.log(`== ${run.name}: no report (exit ${code})`);
+    console.log(`== ${label}: no report (exit ${code})`);
     status ||= 1;
     continue;
   }

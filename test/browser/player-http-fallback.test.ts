@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
 import { signUp } from '../../apps/api/src/testing/test-app.js';
-import { launchChromiumWithoutUdp, toneProminence } from '../support/browser.js';
+import { launchChromiumWithoutUdp, screenshotPath, toneProminence } from '../support/browser.js';
 import {
   type CliBroadcast,
   cliBroadcastTone,
@@ -183,4 +183,57 @@ describe('player: HTTP fallback when WebRTC cannot connect', () => {
     expect(problems.filter((p) => !/ICE|WebRTC|whep/i.test(p))).toEqual([]);
     await page.close();
   }, 90_000);
+
+  it('says the join failed and offers a retry when the HTTP stream does not play either, instead of going round for ever', async () => {
+    await until(
+      'the previous listener to leave',
+      () => getStation(app.url, stationId),
+      (s) => s.viewerCount === 0,
+      15_000,
+    );
+    const page = await browser.newPage();
+    page.setDefaultTimeout(30_000);
+    // WebRTC cannot connect (no UDP), and the HTTP stream does not come either (a proxy that
+    // cuts long downloads)
+    await page.route('**/listen/**', (route) => route.abort('connectionreset'));
+    const asked = { whep: 0, stream: 0 };
+    page.on('request', (r) => {
+      const path = new URL(r.url()).pathname;
+      if (r.method() === 'POST' && path.startsWith('/whep/')) asked.whep++;
+      if (path.startsWith('/listen/')) asked.stream++;
+    });
+    await page.goto(`${app.url}/${owner.username}/${slug}`);
+    await page.getByTestId('play-button').click();
+    await page.locator('[data-testid=player][data-state=error]').waitFor({ timeout: 60_000 });
+    expect(asked.stream).toBeGreaterThanOrEqual(1);
+    expect(await page.getByTestId('player-state').textContent()).toContain(
+      "Couldn't connect to the live audio",
+    );
+    expect(await page.getByTestId('play-button').textContent()).toBe('Retry');
+    await page.screenshot({ path: screenshotPath('player-http-fallback-failed') });
+    // and it stays said: no new session, no new stream request, until the listener asks
+    const then = { ...asked };
+    const polls = { n: 0 };
+    page.on('request', (r) => {
+      if (/\/api\/stations\/[^/]+$/.test(new URL(r.url()).pathname)) polls.n++;
+    });
+    await until(
+      'two more station polls',
+      async () => polls.n,
+      (n) => n >= 2,
+      20_000,
+    );
+    expect(await page.locator('[data-testid=player]').getAttribute('data-state')).toBe('error');
+    expect(asked).toEqual(then);
+
+    // Retry: WebRTC is tried again
+    await page.getByTestId('play-button').click();
+    await until(
+      'a new WebRTC attempt',
+      async () => asked.whep,
+      (n) => n > then.whep,
+      15_000,
+    );
+    await page.close();
+  }, 120_000);
 });

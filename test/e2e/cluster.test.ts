@@ -63,6 +63,8 @@ describe('cluster: 2 API nodes, 2 SFU nodes, origin→edge relay, failover', () 
       DATA_DIR: `/tmp/rb-cluster-${randomBytes(4).toString('hex')}`,
       RATE_LIMIT_JOIN_PER_MINUTE: '10000',
       PUBLISHER_GRACE_MS: '2000',
+      // Every listener of this test comes from 127.0.0.1: count them all (VIEWER_COUNT_PER_ADDRESS).
+      VIEWER_COUNT_PER_ADDRESS: '0',
     };
     const [a, b, api1] = await Promise.all([
       spawnSfuNode(`${prefix}-a`, sfuEnv),

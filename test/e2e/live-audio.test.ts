@@ -42,6 +42,7 @@ describe('live audio end to end (CLI → SFU → 20 listeners)', () => {
       RATE_LIMIT_JOIN_PER_MINUTE: '1000',
       // every CLI listener comes from 127.0.0.1
       MAX_LISTENERS_PER_IP: '0',
+      VIEWER_COUNT_PER_ADDRESS: '0',
     });
     owner = await signUp(api.url);
     const res = await fetch(`${api.url}/api/stations`, {

@@ -10,6 +10,7 @@ import {
   createTestDatabase,
   signUp,
   spawnApiProcess,
+  TEST_REDIS_URL,
   type NodeProcess,
 } from '../../apps/api/src/testing/test-app.js';
 import { waitUntil } from '../support/processes.js';
@@ -38,9 +39,11 @@ function openListener(url: string): Promise<{ res: IncomingMessage; ended: Promi
  * SIGTERM while an ffmpeg Icecast source, an HTTP listener and a WebRTC listener are connected:
  * the process closes them all and exits 0 within the grace, and the station is offline after it.
  */
-describe.each<[string, 'embedded' | 'postgres']>([
+describe.each<[string, 'embedded' | 'postgres' | 'postgres+redis']>([
   ['embedded PGlite', 'embedded'],
   ['PostgreSQL', 'postgres'],
+  // As deployed with several nodes: the event bus, sessions and listener slots in Redis.
+  ['PostgreSQL + Redis', 'postgres+redis'],
 ])('SIGTERM with a live Icecast station (%s)', (_label, mode) => {
   const cleanup: (() => Promise<unknown>)[] = [];
   afterAll(async () => {
@@ -48,11 +51,12 @@ describe.each<[string, 'embedded' | 'postgres']>([
   });
 
   it('closes the source and every listener, exits 0 within the grace, and leaves the station offline', async () => {
-    const db = mode === 'postgres' ? await createTestDatabase() : null;
+    const db = mode === 'embedded' ? null : await createTestDatabase();
     if (db) cleanup.push(() => db.drop());
     const env = {
       DATABASE_URL: db?.url ?? '',
-      REDIS_URL: '',
+      REDIS_URL: mode === 'postgres+redis' ? TEST_REDIS_URL : '',
+      EVENT_PREFIX: `rbtest-${randomBytes(4).toString('hex')}`,
       DATA_DIR: mkdtempSync(join(tmpdir(), 'rb-shutdown-')),
       AUTH_SECRET: randomBytes(32).toString('hex'),
       RATE_LIMIT_PUBLISH_PER_MINUTE: '1000',

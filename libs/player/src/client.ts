@@ -505,7 +505,11 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     return `${this.apiBase}/listen/${user}/${encodeURIComponent(station.slug)}.${playable.extension}`;
   }
 
-  /** WebRTC did not connect in time: play the HTTP stream until it fails, then try WebRTC again. */
+  /**
+   * WebRTC did not connect in time: play the HTTP stream. When it stops after it played, try again
+   * (WebRTC first); when it fails before it ever played, neither way reaches this listener: the
+   * player says so and offers a retry rather than going round WebRTC and HTTP for ever.
+   */
   private fallBackToHttp(): void {
     const url = this.httpStreamUrl();
     const audio = this.audio;
@@ -513,14 +517,21 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     this.teardownSession();
     this.sink?.stop();
     const gen = this.sessionGen;
+    let played = false;
+    const onPlaying = () => {
+      played = true;
+    };
     const onFail = () => {
       if (gen !== this.sessionGen || !this.http) return;
-      this.reconnect('the HTTP stream stopped');
+      if (played) this.reconnect('the HTTP stream stopped');
+      else this.failJoin();
     };
+    audio.addEventListener('playing', onPlaying);
     audio.addEventListener('error', onFail);
     audio.addEventListener('ended', onFail);
     this.http = {
       stop: () => {
+        audio.removeEventListener('playing', onPlaying);
         audio.removeEventListener('error', onFail);
         audio.removeEventListener('ended', onFail);
         audio.pause();
@@ -672,6 +683,11 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
       this.fallBackToHttp();
       return;
     }
+    this.failJoin();
+  }
+
+  /** Neither WebRTC nor the HTTP stream reached this listener: say so and wait for a click. */
+  private failJoin(): void {
     this.clearRetry();
     this.teardownSession();
     this.wantPlay = false;

@@ -142,9 +142,11 @@ export function PlayerControls({ station }: { station: Station }) {
           ? 'Waiting…'
           : wanted
             ? 'Stop'
-            : offAir
-              ? 'Listen when it goes live'
-              : 'Play';
+            : state === 'error'
+              ? 'Retry'
+              : offAir
+                ? 'Listen when it goes live'
+                : 'Play';
   return (
     <div className="player-wrap">
       <div className="player" data-testid="player" data-state={state} data-off-air={offAir}>

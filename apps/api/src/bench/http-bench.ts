@@ -318,6 +318,7 @@ async function run(pgAdmin: string): Promise<RunResult> {
       RATE_LIMIT_PUBLISH_PER_MINUTE: '0',
       RATE_LIMIT_AUTH_PER_MINUTE: '0',
       MAX_LISTENERS_PER_IP: '0',
+      VIEWER_COUNT_PER_ADDRESS: '0',
     },
     SERVER_CORE,
   );

@@ -49,6 +49,7 @@ const EnvSchema = z.object({
   LISTEN_GRANT_TTL_SECONDS: int(86400),
   MAX_LISTENERS_PER_IP: int(50),
   MAX_LISTENERS_PER_STATION: int(10000),
+  VIEWER_COUNT_PER_ADDRESS: int(10),
   RATE_LIMIT_SOCKET_EVENTS_PER_SECOND: z.coerce.number().int().positive().default(10),
   RTC_ANNOUNCED_ADDRESS: z.string().optional(),
   RTC_PORT_MIN: int(0),
@@ -226,6 +227,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       maxListeners: e.SFU_MAX_LISTENERS,
       /** Listening sessions per client IP and per station, across the cluster (0: no cap). */
       listenerCaps: { perIp: e.MAX_LISTENERS_PER_IP, perStation: e.MAX_LISTENERS_PER_STATION },
+      /** Listening connections one address (IPv4, IPv6 /64) adds to viewerCount at most (0: all). */
+      viewerCountPerAddress: e.VIEWER_COUNT_PER_ADDRESS,
       publisherGraceMs: e.PUBLISHER_GRACE_MS,
     },
     sfu: {

@@ -1,15 +1,19 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { MediaEngine } from '@radiobroadcaster/sfu';
+import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
 import { MEDIA_ENGINE } from './media.providers.js';
+import { SessionStore } from './session-store.js';
+import { countedViewers } from './viewer-count.js';
 
 /** A node's HTTP counts are dropped when it has not re-sent them for this long (it re-sends every 10 s). */
 export const HTTP_COUNT_TTL_MS = 24_000;
 
 /**
- * A station's `viewerCount` = WebRTC listeners (the engine's count) + HTTP listeners on every API
- * node, sent as `station.listeners` by the node that gets the engine's counts (in a cluster, its
- * leader).
+ * A station's `viewerCount`: its listening connections, WebRTC (the engine's count) + HTTP on every
+ * API node, each address counting for at most `VIEWER_COUNT_PER_ADDRESS` of them (viewer-count.ts:
+ * the one place the count is made), sent as `station.listeners` by the node that gets the engine's
+ * counts (in a cluster, its leader).
  */
 @Injectable()
 export class ListenerCounts implements OnModuleDestroy {
@@ -25,6 +29,8 @@ export class ListenerCounts implements OnModuleDestroy {
   constructor(
     @Inject(MEDIA_ENGINE) private readonly engine: MediaEngine,
     @Inject(EventBus) private readonly bus: EventBus,
+    @Inject(SessionStore) private readonly sessions: SessionStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.off = bus.subscribe('station.httpListeners', ({ stationId, node, count }) => {
       let byNode = this.httpCounts.get(stationId);
@@ -74,8 +80,14 @@ export class ListenerCounts implements OnModuleDestroy {
   private async publish(stationId: string, fromEngine = false): Promise<void> {
     const cluster = this.engine.clusterInfo?.();
     if (cluster && !cluster.leader) return;
-    let total = this.engineCounts.get(stationId) ?? 0;
-    for (const n of this.httpCounts.get(stationId)?.values() ?? []) total += n.count;
+    let connections = this.engineCounts.get(stationId) ?? 0;
+    for (const n of this.httpCounts.get(stationId)?.values() ?? []) connections += n.count;
+    const perAddress = this.config.rtc.viewerCountPerAddress;
+    const total =
+      connections > perAddress && perAddress > 0
+        ? countedViewers(connections, await this.sessions.listenersByAddress(stationId), perAddress)
+            .viewerCount
+        : connections;
     if (!fromEngine && this.publishedCounts.get(stationId) === total) return;
     if (total > 0) this.publishedCounts.set(stationId, total);
     else this.publishedCounts.delete(stationId);

@@ -25,6 +25,7 @@ import { AccessService, type AdmissionRequest } from '../access/access.service.j
 import { AccessSessions } from '../access/access-sessions.js';
 import { MEDIA_ENGINE } from './media.providers.js';
 import { SessionStore, type ListenerSlot, type PublisherRecord } from './session-store.js';
+import { listenerSlotId } from './viewer-count.js';
 
 /** Who is asking, as far as signalling cares. */
 export interface Caller {
@@ -313,7 +314,11 @@ export class MediaService implements OnModuleInit, OnModuleDestroy {
     if (tokenId && !(await this.sessions.claimToken(tokenId, this.tokenTtlMs))) {
       throw AppError.conflict('This listener token was already used; join again');
     }
-    const slot: ListenerSlot = { id: randomUUID(), ip: caller.ip, stationId };
+    const slot: ListenerSlot = {
+      id: listenerSlotId(caller.ip, randomUUID()),
+      ip: caller.ip,
+      stationId,
+    };
     try {
       await this.admit(slot);
       const answer = await this.addListener(stationId, sdp);
@@ -428,7 +433,7 @@ export class MediaService implements OnModuleInit, OnModuleDestroy {
    * transport. 429 / 503 as for WHEP; release it with {@link releaseListener} when the stream ends.
    */
   async admitListener(stationId: string, ip: string): Promise<ListenerSlot> {
-    const slot: ListenerSlot = { id: randomUUID(), ip, stationId };
+    const slot: ListenerSlot = { id: listenerSlotId(ip, randomUUID()), ip, stationId };
     await this.admit(slot);
     return slot;
   }

@@ -2,6 +2,7 @@
 import { mediaKeys, parseRedisJson, type MediaKeys } from '@radiobroadcaster/sfu';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { slotsByAddress } from './viewer-count.js';
 import {
   RECORD_TTL_MS,
   SessionStore,
@@ -111,6 +112,16 @@ export class RedisSessionStore extends SessionStore {
       .zrem(this.keys.listenersByIp(slot.ip), slot.id)
       .zrem(this.keys.listenersByStation(slot.stationId), slot.id)
       .exec();
+  }
+
+  async listenersByAddress(stationId: string): Promise<Map<string, number>> {
+    const key = this.keys.listenersByStation(stationId);
+    const [, ids] = (await this.redis
+      .multi()
+      .zremrangebyscore(key, '-inf', Date.now() - RECORD_TTL_MS)
+      .zrange(key, 0, -1)
+      .exec())!;
+    return slotsByAddress((ids?.[1] as string[] | undefined) ?? []);
   }
 
   async once(key: string, ttlMs: number): Promise<boolean> {

@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { TEST_REDIS_URL } from '../testing/test-app.js';
 import { RedisSessionStore } from './redis-session-store.js';
 import { InMemorySessionStore, type SessionStore } from './session-store.js';
+import { countedViewers, listenerSlotId } from './viewer-count.js';
 
 const redis = new Redis(TEST_REDIS_URL);
 afterAll(() => redis.disconnect());
@@ -34,6 +35,31 @@ describe.each([
     expect(claims.filter(Boolean)).toHaveLength(1);
     await s.releaseToken('tok');
     expect(await s.claimToken('tok', 60_000)).toBe(true);
+  });
+
+  it("tells a station's listener slots by address (IPv6 by /64), as viewerCount counts them", async () => {
+    const s = make();
+    const caps = { perIp: 0, perStation: 0 };
+    const admit = (ip: string, stationId = 'counted') =>
+      s.admitListener(
+        { id: listenerSlotId(ip, randomBytes(6).toString('hex')), ip, stationId },
+        caps,
+      );
+    // one client opening 40 streams, two other listeners, one on another station
+    for (let i = 0; i < 40; i++) expect(await admit('203.0.113.9')).toBe('ok');
+    await admit('2001:db8:1:2::10');
+    await admit('2001:db8:1:2:aaaa::20');
+    await admit('198.51.100.1', 'other');
+    const byAddress = await s.listenersByAddress('counted');
+    expect(Object.fromEntries(byAddress)).toEqual({
+      '203.0.113.9': 40,
+      '2001:db8:1:2::/64': 2,
+    });
+    expect(countedViewers(42, byAddress, 10)).toEqual({
+      viewerCount: 12,
+      connections: 42,
+      addresses: 2,
+    });
   });
 
   it('caps listener slots per IP and per station, and frees them with their session', async () => {

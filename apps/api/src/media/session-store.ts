@@ -5,6 +5,7 @@
  * mode, where any API node may be asked about a session another one opened.
  */
 import type { SessionKind } from '@radiobroadcaster/sfu';
+import { slotsByAddress } from './viewer-count.js';
 
 /** The station's publisher: the last one whose media flowed, or one opened while none was live. */
 export interface PublisherRecord {
@@ -62,6 +63,8 @@ export abstract class SessionStore {
   /** Takes a listener slot unless the IP or the station is at its cap. */
   abstract admitListener(slot: ListenerSlot, caps: ListenerCaps): Promise<Admission>;
   abstract releaseListener(slot: ListenerSlot): Promise<void>;
+  /** The station's listener slots by address (see viewer-count.ts). */
+  abstract listenersByAddress(stationId: string): Promise<Map<string, number>>;
 
   /** true for the first caller of `key` within `ttlMs`: a lifecycle step taken once. */
   abstract once(key: string, ttlMs: number): Promise<boolean>;
@@ -122,6 +125,10 @@ export class InMemorySessionStore extends SessionStore {
       set?.delete(slot.id);
       if (set?.size === 0) this.slots.delete(key);
     }
+  }
+
+  async listenersByAddress(stationId: string): Promise<Map<string, number>> {
+    return slotsByAddress(this.slots.get(`station:${stationId}`) ?? []);
   }
 
   async once(key: string, ttlMs: number): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { DataSource } from 'typeorm';
 import { createApp } from '../bootstrap.js';
 import { type AppConfig, loadConfig } from '../config/config.js';
 import { dataSourceOptions, MIGRATIONS } from '../database/data-source.js';
+import { EmbeddedPostgres } from '../database/embedded-postgres.js';
 
 /** The PostgreSQL and Redis that CI machines run (README); override with TEST_DATABASE_URL / TEST_REDIS_URL. */
 export const TEST_PG_URL =
@@ -21,6 +22,56 @@ function databaseUrl(name: string): string {
   const url = new URL(TEST_PG_URL);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+/** A hash of the migrations' code: templates are rebuilt when it changes. */
+function migrationsHash(): string {
+  const hash = createHash('sha256');
+  for (const m of MIGRATIONS) hash.update(`${m.name}\n${m.toString()}\n`);
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** Runs every migration on the database at `url`. */
+async function migrate(url: string, embedded: boolean): Promise<void> {
+  const ds = new DataSource({
+    ...dataSourceOptions(url, embedded),
+    logging: false,
+    logger: undefined,
+  });
+  try {
+    await ds.initialize();
+  } finally {
+    if (ds.isInitialized) await ds.destroy();
+  }
+}
+
+/**
+ * The embedded counterpart of the template database: a PGlite data directory after initdb and every
+ * migration, kept in the temporary directory per set of migrations and copied into an embedded test
+ * app's DATA_DIR, so its start skips PGlite's initdb (the slowest part of an embedded boot here).
+ * embedded-restart.spec and the e2e processes still start on an empty DATA_DIR.
+ */
+let pgliteTemplate: Promise<string> | undefined;
+function migratedPgliteTemplate(): Promise<string> {
+  pgliteTemplate ??= (async () => {
+    const dir = join(tmpdir(), `rb-pglite-template-${migrationsHash()}`);
+    if (existsSync(dir)) return dir;
+    const building = mkdtempSync(join(tmpdir(), 'rb-pglite-building-'));
+    const server = await EmbeddedPostgres.start(building);
+    try {
+      await migrate(server.url, true);
+    } finally {
+      await server.stop();
+    }
+    try {
+      renameSync(building, dir); // complete or absent: a worker building at the same time loses
+    } catch {
+      rmSync(building, { recursive: true, force: true });
+    }
+    return dir;
+  })();
+  pgliteTemplate.catch(() => (pgliteTemplate = undefined));
+  return pgliteTemplate;
 }
 
 /** Serialises template builds across every worker and process using the test server. */
@@ -36,9 +87,7 @@ const TEMPLATE_LOCK = 0x72627470; // 'rbtp'
 let template: Promise<string> | undefined;
 function migratedTemplate(): Promise<string> {
   template ??= (async () => {
-    const hash = createHash('sha256');
-    for (const m of MIGRATIONS) hash.update(`${m.name}\n${m.toString()}\n`);
-    const name = `rb_template_${hash.digest('hex').slice(0, 16)}`;
+    const name = `rb_template_${migrationsHash()}`;
     const admin = new pg.Client({ connectionString: TEST_PG_URL });
     await admin.connect();
     try {
@@ -49,16 +98,7 @@ function migratedTemplate(): Promise<string> {
       // half-migrated template behind.
       const building = `rb_building_${randomBytes(6).toString('hex')}`;
       await admin.query(`CREATE DATABASE ${building}`);
-      const ds = new DataSource({
-        ...dataSourceOptions(databaseUrl(building), false),
-        logging: false,
-        logger: undefined,
-      });
-      try {
-        await ds.initialize();
-      } finally {
-        if (ds.isInitialized) await ds.destroy();
-      }
+      await migrate(databaseUrl(building), false);
       await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
       return name;
     } finally {
@@ -154,6 +194,8 @@ export async function startTestApp(
     ...(opts.redis ? { REDIS_URL: TEST_REDIS_URL } : {}),
     ...opts.env,
   });
+  if (opts.embedded && !config.databaseUrl)
+    cpSync(await migratedPgliteTemplate(), config.pgliteDir, { recursive: true });
   const app = await createApp(config, { logDestination: opts.logDestination });
   await app.listen(port, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
@@ -239,10 +281,11 @@ export async function spawnUntilListening(
   });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${what} did not start:\n${output}`)),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => {
+      // Not left running: a process that never said where it listens is of no use to anyone.
+      child.kill('SIGKILL');
+      reject(new Error(`${what} did not start within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);

@@ -63,6 +63,7 @@ export function benchApiEnv(dataDir: string, env: NodeJS.ProcessEnv): NodeJS.Pro
     RATE_LIMIT_JOIN_PER_MINUTE: '100000',
     RATE_LIMIT_AUTH_PER_MINUTE: '1000',
     MAX_LISTENERS_PER_IP: '0',
+    VIEWER_COUNT_PER_ADDRESS: '0',
     MAX_LISTENERS_PER_STATION: '0',
     SFU_MAX_LISTENERS: '0',
     ...env,

@@ -143,6 +143,7 @@ async function runConfig(nodes: number): Promise<StepResult[]> {
       RATE_LIMIT_JOIN_PER_MINUTE: '1000000',
       // the benchmark's listeners all come from one address, and it looks for the limits
       MAX_LISTENERS_PER_IP: '0',
+      VIEWER_COUNT_PER_ADDRESS: '0',
       MAX_LISTENERS_PER_STATION: '0',
       RATE_LIMIT_AUTH_PER_MINUTE: '1000',
     },
