@@ -52,6 +52,7 @@ export const ROUTE_NAMES = [
   'assets',
   'discord',
   'health',
+  'icons',
   'images',
   'ingest',
   'listen',
