@@ -14,7 +14,14 @@ import { PresenceRegistry } from './presence.registry.js';
 
 /** Live together (issue 27): presence lists, chat with moderation, reactions. */
 @Module({
-  imports: [AccessModule, AuthModule, StationsModule, WebhooksModule, RecordingsModule, DomainsModule],
+  imports: [
+    AccessModule,
+    AuthModule,
+    StationsModule,
+    WebhooksModule,
+    RecordingsModule,
+    DomainsModule,
+  ],
   controllers: [ChatController, PlayerChatController],
   providers: [ChatRepository, ChatService, PresenceRegistry, ChatGateway],
   exports: [ChatService],

@@ -1,13 +1,20 @@
 import { describe, expect, it } from '@jest/globals';
 import type { MediaEngine } from '@radiobroadcaster/sfu';
 import { waitUntil } from '../../../../test/support/wait.js';
+import { loadConfig } from '../config/config.js';
 import { InProcessEventBus } from '../events/event-bus.js';
 import { HTTP_COUNT_TTL_MS, ListenerCounts } from './listener-counts.js';
+import { InMemorySessionStore } from './session-store.js';
 
 describe('ListenerCounts', () => {
   it('drops the HTTP listeners of a node that stopped re-sending its count (it died)', async () => {
     const bus = new InProcessEventBus();
-    const counts = new ListenerCounts({} as MediaEngine, bus);
+    const counts = new ListenerCounts(
+      {} as MediaEngine,
+      bus,
+      new InMemorySessionStore(),
+      loadConfig({ NODE_ENV: 'test' }),
+    );
     const seen: number[] = [];
     bus.subscribe('station.listeners', ({ viewerCount }) => seen.push(viewerCount));
     const stationId = '6ddf01d5-45b7-497b-827c-6f2f42c313ed';
