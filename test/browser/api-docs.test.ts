@@ -27,8 +27,9 @@ describe('/api/docs in the browser', () => {
     const problems = watchProblems(page);
     const res = await page.goto(`${app.url}/api/docs`);
     expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
-    await page.locator('.swagger-ui .info .title').waitFor({ timeout: 15_000 });
-    await page.getByText('/api/joinStationAsReceiver').first().waitFor();
+    // Swagger UI renders the whole reference in the page: seconds on a loaded machine.
+    await page.locator('.swagger-ui .info .title').waitFor({ timeout: 45_000 });
+    await page.getByText('/api/joinStationAsReceiver').first().waitFor({ timeout: 30_000 });
     expect(problems).toEqual([]);
-  });
+  }, 90_000);
 });

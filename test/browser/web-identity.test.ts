@@ -121,7 +121,7 @@ describe('station identity: cover art, picture, a richer station page', () => {
     await page.getByTestId('avatar-preview').waitFor();
 
     await page.getByTestId('field-schedule').fill('Weekdays 7:00–9:00\nSaturdays 8:00–11:00');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.locator('[data-sonner-toast]', { hasText: 'Station saved' }).waitFor();
   });
 

@@ -48,11 +48,13 @@ describe('studio: going live from the browser', () => {
     listenerProblems = watchProblems(listener);
   }, 60_000);
 
+  // Two Chromiums and the app with live WebRTC sessions to close: more than Jest's 30 s default
+  // on a loaded machine (seen once in CI).
   afterAll(async () => {
     await broadcasterBrowser?.close();
     await listenerBrowser?.close();
     await app?.close();
-  });
+  }, 90_000);
 
   it('signs in and creates a station in the studio', async () => {
     await studio.goto(`${app.url}/signin`);

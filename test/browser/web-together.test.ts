@@ -76,7 +76,9 @@ describe('live together: presence, chat and moderation in the browser', () => {
     const visible = alicePage.getByTestId('presence-visible');
     await waitUntil(() => visible.isEnabled(), 10_000, 'the setting loaded');
     expect(await visible.isChecked()).toBe(false);
-    await visible.check();
+    // The box is controlled by the saved setting: it flips once React has applied the change.
+    await visible.click();
+    await waitUntil(() => visible.isChecked(), 10_000, 'the setting switched on');
     await alicePage.getByText('Stations now show you as listening').waitFor();
     const t0 = Date.now();
     await alicePage.goto(`${app.url}${stationPath}`);

@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { toast } from 'sonner';
 import { apiFetch } from '../../lib/api';
 
@@ -7,6 +8,8 @@ const key = ['account', 'presence'] as const;
 /** "Show me as listening": off by default; on, stations list this account while it listens or chats. */
 export function PresenceVisibilityCard() {
   const qc = useQueryClient();
+  // The box shows the choice at once (in the click's own render); a refusal puts it back.
+  const [shown, setShown] = useState<boolean | null>(null);
   const q = useQuery({
     queryKey: key,
     queryFn: () => apiFetch<{ visible: boolean }>('/api/account/presence'),
@@ -15,15 +18,10 @@ export function PresenceVisibilityCard() {
     mutationFn: (visible: boolean) =>
       apiFetch<{ visible: boolean }>('/api/account/presence', 'PUT', { visible }),
     meta: { errorTitle: 'Could not save' },
-    // The box shows the choice at once; a refusal puts it back.
-    onMutate: (visible) => {
-      const before = qc.getQueryData<{ visible: boolean }>(key);
-      qc.setQueryData(key, { visible });
-      return { before };
-    },
-    onError: (_e, _v, ctx) => qc.setQueryData(key, ctx?.before),
+    onError: () => setShown(null),
     onSuccess: (r) => {
       qc.setQueryData(key, r);
+      setShown(null);
       toast.success(
         r.visible ? 'Stations now show you as listening' : 'You now listen as one of the guests',
       );
@@ -39,9 +37,12 @@ export function PresenceVisibilityCard() {
       <label className="checkbox">
         <input
           type="checkbox"
-          checked={q.data?.visible ?? false}
+          checked={shown ?? q.data?.visible ?? false}
           disabled={!q.isSuccess}
-          onChange={(e) => set.mutate(e.target.checked)}
+          onChange={(e) => {
+            setShown(e.target.checked);
+            set.mutate(e.target.checked);
+          }}
           data-testid="presence-visible"
         />{' '}
         Show me as listening
