@@ -101,6 +101,25 @@ export async function startApi(env: NodeJS.ProcessEnv, core?: number): Promise<A
   };
 }
 
+/** parseArgs options of the benches whose API nodes share PostgreSQL and Redis. */
+export const CLUSTER_OPTIONS = {
+  pg: {
+    type: 'string',
+    default: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+  },
+  redis: { type: 'string', default: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' },
+} as const;
+
+/** The environment of API nodes sharing the database `dbUrl` and Redis under a key prefix of their own. */
+export function clusterEnv(dbUrl: string, redisUrl: string): NodeJS.ProcessEnv {
+  return {
+    DATABASE_URL: dbUrl,
+    REDIS_URL: redisUrl,
+    EVENT_PREFIX: `rbbench-${randomBytes(4).toString('hex')}`,
+    AUTH_SECRET: randomBytes(32).toString('hex'),
+  };
+}
+
 /** A fresh database on the server `adminUrl` points at, dropped by `drop`. */
 export async function scratchDatabase(
   adminUrl: string,

@@ -22,6 +22,8 @@ import {
   cpuSeconds,
   fmt,
   quantile,
+  CLUSTER_OPTIONS,
+  clusterEnv,
   scratchDatabase,
   seedStation,
   startApi,
@@ -182,11 +184,7 @@ async function main(): Promise<void> {
       messages: { type: 'string', default: '20' },
       reactions: { type: 'string', default: '1000' },
       'processes-per-node': { type: 'string', default: '2' },
-      pg: {
-        type: 'string',
-        default: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
-      },
-      redis: { type: 'string', default: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' },
+      ...CLUSTER_OPTIONS,
     },
   });
   const total = Number(values.clients);
@@ -196,12 +194,7 @@ async function main(): Promise<void> {
   const perNode = Number(values['processes-per-node']);
 
   const db = await scratchDatabase(values.pg);
-  const env = {
-    DATABASE_URL: db.url,
-    REDIS_URL: values.redis,
-    EVENT_PREFIX: `rbbench-${randomBytes(4).toString('hex')}`,
-    AUTH_SECRET: randomBytes(32).toString('hex'),
-  };
+  const env = clusterEnv(db.url, values.redis);
   const nodes: ApiProcess[] = [];
   const children: ReturnType<typeof fork>[] = [];
   try {

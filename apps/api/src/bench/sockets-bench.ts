@@ -18,6 +18,8 @@ import {
   fmt,
   median,
   quantile,
+  CLUSTER_OPTIONS,
+  clusterEnv,
   scratchDatabase,
   seedStation,
   startApi,
@@ -117,11 +119,7 @@ async function main(): Promise<void> {
       sockets: { type: 'string', default: '10000' },
       rounds: { type: 'string', default: '5' },
       'processes-per-node': { type: 'string', default: '1' },
-      pg: {
-        type: 'string',
-        default: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
-      },
-      redis: { type: 'string', default: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' },
+      ...CLUSTER_OPTIONS,
     },
   });
   const total = Number(values.sockets);
@@ -129,12 +127,7 @@ async function main(): Promise<void> {
   const perNode = Number(values['processes-per-node']);
 
   const db = await scratchDatabase(values.pg);
-  const env = {
-    DATABASE_URL: db.url,
-    REDIS_URL: values.redis,
-    EVENT_PREFIX: `rbbench-${randomBytes(4).toString('hex')}`,
-    AUTH_SECRET: randomBytes(32).toString('hex'),
-  };
+  const env = clusterEnv(db.url, values.redis);
   const nodes: ApiProcess[] = [];
   const clients: ReturnType<typeof fork>[] = [];
   try {
