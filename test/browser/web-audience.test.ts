@@ -10,19 +10,11 @@ import { WebhookReceiver } from '../../apps/api/src/testing/webhook-receiver.js'
 import pg from 'pg';
 import type { StationStats } from '@radiobroadcaster/contracts';
 import { StatsRollup } from '../../apps/api/src/stats/stats-rollup.js';
-import { launchChromium, screenshotPath, settled } from '../support/browser.js';
+import { launchChromium, screenshotPath, settled, signInAt } from '../support/browser.js';
 import { createStation, startWebApp, until, watchProblems } from '../support/web-app.js';
 
 /** The screenshots in docs/screenshots/ are copies of these (artifacts/screenshots/). */
 const docShot = screenshotPath;
-
-async function signIn(page: Page, url: string, user: TestUser, path: string): Promise<void> {
-  await page.goto(`${url}/signin?redirect=${encodeURIComponent(path)}`);
-  await page.getByTestId('field-email').fill(user.email);
-  await page.getByTestId('field-password').fill(user.password);
-  await page.getByTestId('signin-submit').click();
-  await page.waitForURL((u) => u.pathname === path);
-}
 
 describe('station owner pages', () => {
   let app: TestApp;
@@ -51,7 +43,7 @@ describe('station owner pages', () => {
   });
 
   it('adds a webhook from the studio, sends a test event and shows the delivery log', async () => {
-    await signIn(page, app.url, owner, `/studio/${stationId}/webhooks`);
+    await signInAt(page, app.url, owner, `/studio/${stationId}/webhooks`);
     await page.getByTestId('webhooks-empty').waitFor();
     expect(await page.title()).toBe('Webhooks | Radio Broadcaster');
 

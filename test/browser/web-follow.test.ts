@@ -10,36 +10,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { simpleParser } from 'mailparser';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { StationsService } from '../../apps/api/src/stations/stations.service.js';
 import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
 import { signUp } from '../../apps/api/src/testing/test-app.js';
-import { launchChromium, screenshotPath, settled } from '../support/browser.js';
+import { launchChromium, screenshotPath, shootBothSizes, signInAt } from '../support/browser.js';
 import { createStation, startWebApp, watchProblems } from '../support/web-app.js';
 import { waitUntil } from '../support/wait.js';
-
-async function signIn(page: Page, url: string, user: TestUser, path: string): Promise<void> {
-  await page.goto(`${url}/signin?redirect=${encodeURIComponent(path)}`);
-  await page.getByTestId('field-email').fill(user.email);
-  await page.getByTestId('field-password').fill(user.password);
-  await page.getByTestId('signin-submit').click();
-  await page.waitForURL((u) => u.pathname + u.search === path);
-}
-
-async function shoot(page: Page, name: string, part?: Locator): Promise<void> {
-  for (const [width, height] of [
-    [1280, 800],
-    [390, 844],
-  ] as const) {
-    await page.setViewportSize({ width, height });
-    await settled(page);
-    const path = screenshotPath(`${name}-${width}x${height}`);
-    if (part)
-      await part.screenshot({ path, style: '.site-header { position: static !important; }' });
-    else await page.screenshot({ path, fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
 
 describe('follow and schedule in the browser', () => {
   let app: TestApp;
@@ -97,7 +74,7 @@ describe('follow and schedule in the browser', () => {
     // ---- the owner schedules a weekly show in the studio ----
     const studio = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const studioProblems = watchProblems(studio);
-    await signIn(studio, app.url, owner, `/studio?station=${station.id}`);
+    await signInAt(studio, app.url, owner, `/studio?station=${station.id}`);
     const editor = studio.getByTestId('schedule-editor');
     await editor.waitFor({ timeout: 30_000 });
     await editor.getByTestId('schedule-empty').waitFor();
@@ -128,7 +105,7 @@ describe('follow and schedule in the browser', () => {
     await err.waitFor();
     expect(await err.textContent()).toMatch(/overlaps "Harbour Sessions"/);
     await editor.getByTestId('schedule-title').fill('');
-    await shoot(studio, 'follow-schedule-editor', editor);
+    await shootBothSizes(studio, 'follow-schedule-editor', editor);
 
     // ---- a guest follows from the station page, by e-mail ----
     const guestPage = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -140,7 +117,7 @@ describe('follow and schedule in the browser', () => {
     );
     await guestPage.getByTestId('follow-button').click();
     await guestPage.getByTestId('follow-email').fill('night.owl@example.com');
-    await shoot(guestPage, 'follow-station-page-guest-form');
+    await shootBothSizes(guestPage, 'follow-station-page-guest-form');
     await guestPage.getByTestId('follow-email-submit').click();
     await guestPage.getByTestId('follow-sent').waitFor();
     expect(await guestPage.getByTestId('follow-sent').textContent()).toContain(
@@ -151,12 +128,12 @@ describe('follow and schedule in the browser', () => {
     await guestPage.goto(link);
     await guestPage.getByRole('button', { name: 'Confirm' }).click();
     await guestPage.getByRole('heading', { name: 'You now follow Harbour Lights FM' }).waitFor();
-    await shoot(guestPage, 'follow-confirmed');
+    await shootBothSizes(guestPage, 'follow-confirmed');
 
     // ---- a signed-in listener follows and asks for reminders ----
     const fanPage = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const fanProblems = watchProblems(fanPage);
-    await signIn(fanPage, app.url, fan, stationPath);
+    await signInAt(fanPage, app.url, fan, stationPath);
     const button = fanPage.getByTestId('follow-button');
     await button.waitFor({ timeout: 30_000 });
     expect(await button.textContent()).toBe('Follow');
@@ -174,14 +151,14 @@ describe('follow and schedule in the browser', () => {
       15_000,
       'the reminder switch saved',
     );
-    await shoot(fanPage, 'follow-station-page-following');
+    await shootBothSizes(fanPage, 'follow-station-page-following');
 
     // ---- the owner sees how many, not who ----
     await studio.reload();
     const followers = studio.getByTestId('followers-count');
     await followers.waitFor({ timeout: 30_000 });
     expect(await followers.textContent()).toBe('2 followers');
-    await shoot(studio, 'follow-studio-followers', studio.getByTestId('studio-followers'));
+    await shootBothSizes(studio, 'follow-studio-followers', studio.getByTestId('studio-followers'));
     // The podcast's address, for podcast apps.
     expect(await studio.getByTestId('podcast-feed-url').textContent()).toBe(
       `${app.url}${stationPath}/podcast.xml`,
@@ -194,7 +171,7 @@ describe('follow and schedule in the browser', () => {
     expect(await profile.getByTestId('profile-show').first().textContent()).toContain(
       'Harbour Sessions on Harbour Lights FM',
     );
-    await shoot(profile, 'follow-profile-upcoming');
+    await shootBothSizes(profile, 'follow-profile-upcoming');
 
     // ---- the embed counts down, offers e-mail, and steps aside when live ----
     const embed = await browser.newPage({ viewport: { width: 480, height: 400 } });

@@ -7,40 +7,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Recording, RecordingSetting } from '@radiobroadcaster/contracts';
 import pg from 'pg';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { EventBus } from '../../apps/api/src/events/event-bus.js';
 import { RecordingsService } from '../../apps/api/src/recordings/recordings.service.js';
 import { StationAudioTap } from '../../apps/api/src/recordings/station-audio-tap.js';
 import { opusPackets, ScriptedTap } from '../../apps/api/src/testing/recording-fixtures.js';
 import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
 import { signUp } from '../../apps/api/src/testing/test-app.js';
-import { launchChromium, screenshotPath, settled } from '../support/browser.js';
+import { launchChromium, shootBothSizes, signInAt } from '../support/browser.js';
 import { createStation, startWebApp, until, watchProblems } from '../support/web-app.js';
-
-async function signIn(page: Page, url: string, user: TestUser, path: string): Promise<void> {
-  await page.goto(`${url}/signin?redirect=${encodeURIComponent(path)}`);
-  await page.getByTestId('field-email').fill(user.email);
-  await page.getByTestId('field-password').fill(user.password);
-  await page.getByTestId('signin-submit').click();
-  await page.waitForURL((u) => u.pathname + u.search === path);
-}
-
-/** The whole page, or only `part` of it, at 1280×800 and 390×844. */
-async function shoot(page: Page, name: string, part?: Locator): Promise<void> {
-  for (const [width, height] of [
-    [1280, 800],
-    [390, 844],
-  ] as const) {
-    await page.setViewportSize({ width, height });
-    await settled(page);
-    const path = screenshotPath(`${name}-${width}x${height}`);
-    // The sticky site header would cover the top of an element scrolled under it.
-    if (part)
-      await part.screenshot({ path, style: '.site-header { position: static !important; }' });
-    else await page.screenshot({ path, fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
 
 describe('recordings and replays in the browser', () => {
   let app: TestApp;
@@ -121,7 +96,7 @@ describe('recordings and replays in the browser', () => {
   });
 
   it('studio: recording is off until the owner turns it on; rename, unpublish, delete, retention, and a full disk is told', async () => {
-    await signIn(page, app.url, owner, `/studio?station=${stationId}`);
+    await signInAt(page, app.url, owner, `/studio?station=${stationId}`);
     const card = page.getByTestId('studio-recordings');
     await card.waitFor();
     const toggle = card.getByTestId('recording-enabled');
@@ -194,7 +169,7 @@ describe('recordings and replays in the browser', () => {
       'The last recording stopped. The disk is full: the recording stopped (the broadcast goes on)',
     );
     expect(await card.getByTestId('recording').count()).toBe(2);
-    await shoot(page, 'studio-recordings', card);
+    await shootBothSizes(page, 'studio-recordings', card);
 
     // Delete asks first; Cancel keeps it, confirming deletes the file too.
     const failed = card.locator('[data-testid=recording][data-status=failed]');
@@ -295,7 +270,7 @@ describe('recordings and replays in the browser', () => {
     expect(download.size).toBe(rec!.sizeBytes);
 
     await audio.evaluate((el: HTMLAudioElement) => el.pause());
-    await shoot(listener, 'replay');
+    await shootBothSizes(listener, 'replay');
     expect(listenerProblems).toEqual([]);
     await listener.close();
   }, 90_000);
@@ -325,7 +300,7 @@ describe('recordings and replays in the browser', () => {
       return replays.compareDocumentPosition(share) & Node.DOCUMENT_POSITION_FOLLOWING;
     });
     expect(order).toBeTruthy();
-    await shoot(listener, 'polish-station-off-air-replay');
+    await shootBothSizes(listener, 'polish-station-off-air-replay');
     await latest.getByTestId('latest-replay-play').click();
     await listener.waitForURL(`**/${owner.username}/night-owls/replays/${rec!.id}`);
     await listener.getByTestId('replay-play').waitFor();

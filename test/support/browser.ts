@@ -7,6 +7,7 @@ import {
   type Browser,
   type BrowserContext,
   type LaunchOptions,
+  type Locator,
   type Page,
 } from 'playwright-core';
 
@@ -227,4 +228,35 @@ export async function settled(page: Page): Promise<void> {
     await document.fonts.ready;
     await new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
   });
+}
+
+/** Signs `user` in on the site at `url` through the form, and waits to land on `path`. */
+export async function signInAt(
+  page: Page,
+  url: string,
+  user: { email: string; password: string },
+  path: string,
+): Promise<void> {
+  await page.goto(`${url}/signin?redirect=${encodeURIComponent(path)}`);
+  await page.getByTestId('field-email').fill(user.email);
+  await page.getByTestId('field-password').fill(user.password);
+  await page.getByTestId('signin-submit').click();
+  await page.waitForURL((u) => u.pathname + u.search === path);
+}
+
+/** The whole page, or only `part` of it, at 1280×800 and 390×844, saved as `{name}-{w}x{h}`. */
+export async function shootBothSizes(page: Page, name: string, part?: Locator): Promise<void> {
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await settled(page);
+    const path = screenshotPath(`${name}-${width}x${height}`);
+    // The sticky site header would cover the top of an element scrolled under it.
+    if (part)
+      await part.screenshot({ path, style: '.site-header { position: static !important; }' });
+    else await page.screenshot({ path, fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
 }
