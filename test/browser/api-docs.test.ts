@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from '../../apps/api/src/testing/test-app.js';
 import { launchChromium } from '../support/browser.js';
+import { waitUntil } from '../support/wait.js';
 import { watchProblems } from '../support/web-app.js';
 
 describe('/api/docs in the browser', () => {
@@ -29,7 +30,18 @@ describe('/api/docs in the browser', () => {
     expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
     // Swagger UI renders the whole reference in the page: seconds on a loaded machine.
     await page.locator('.swagger-ui .info .title').waitFor({ timeout: 45_000 });
-    await page.getByText('/api/joinStationAsReceiver').first().waitFor({ timeout: 30_000 });
+    // Swagger UI renders the tag sections near the viewport only: scroll down, as a reader
+    // would, until the join call (in the sixth section) is on the page.
+    await page.mouse.move(640, 400);
+    await waitUntil(
+      async () => {
+        if ((await page.getByText('/api/joinStationAsReceiver').count()) > 0) return true;
+        await page.mouse.wheel(0, 400);
+        return false;
+      },
+      60_000,
+      'the join call in the reference',
+    );
     expect(problems).toEqual([]);
   }, 90_000);
 });
