@@ -7,8 +7,9 @@ import type {
   Station,
   StationAccess,
 } from '@radiobroadcaster/contracts';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { DataSource } from 'typeorm';
+import { connectSocket, emitAck } from '../testing/sockets.js';
 import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
 import { recordingAccess } from '../recordings/recording-access.js';
 import { AccessService } from './access.service.js';
@@ -290,14 +291,8 @@ describe('private stations: access API, admission and leaks', () => {
   });
 
   it("a stranger's socket can't join a private station's room; a grant holder can", async () => {
-    const s = io(t.url, { transports: ['websocket'], forceNew: true, reconnection: false });
-    sockets.push(s);
-    await new Promise<void>((ok, ko) => {
-      s.once('connect', () => ok());
-      s.once('connect_error', ko);
-    });
-    const join = (body: unknown) =>
-      s.timeout(10_000).emitWithAck('station:join', body) as Promise<Json>;
+    const s = await connectSocket(t.url, sockets);
+    const join = (body: unknown) => emitAck<Json>(s, 'station:join', body);
     for (const body of [priv.id, { stationId: priv.id }, { stationId: priv.id, grant: 'x.y' }])
       expect(await join(body)).toMatchObject({ ok: false, error: 'PRIVATE_STATION' });
     expect(await join(unlisted.id)).toMatchObject({ ok: true });

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ChatMessage, PresenceUpdate } from '@radiobroadcaster/contracts';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { waitUntil } from '../../../../test/support/wait.js';
+import { connectSocket, emitAck } from '../testing/sockets.js';
 import {
   createTestDatabase,
   type NodeProcess,
@@ -19,22 +20,8 @@ describe('presence and chat across three API processes on PostgreSQL + Redis', (
   const sockets: Socket[] = [];
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
 
-  async function connect(url: string, token?: string): Promise<Socket> {
-    const s = io(url, {
-      transports: ['websocket'],
-      forceNew: true,
-      reconnection: false,
-      ...(token ? { auth: { token } } : {}),
-    });
-    sockets.push(s);
-    await new Promise<void>((resolve, reject) => {
-      s.once('connect', () => resolve());
-      s.once('connect_error', reject);
-    });
-    return s;
-  }
-  const emit = (s: Socket, event: string, body: unknown) =>
-    s.timeout(10_000).emitWithAck(event, body) as Promise<Ack>;
+  const connect = (url: string, token?: string) => connectSocket(url, sockets, token);
+  const emit = (s: Socket, event: string, body: unknown) => emitAck<Ack>(s, event, body);
 
   beforeAll(async () => {
     db = await createTestDatabase();

@@ -8,8 +8,9 @@ import type {
   ReactionBurst,
   Station,
 } from '@radiobroadcaster/contracts';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { waitUntil } from '../../../../test/support/wait.js';
+import { connectSocket, emitAck } from '../testing/sockets.js';
 import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
 import { WebhookReceiver } from '../testing/webhook-receiver.js';
 import { DataSource } from 'typeorm';
@@ -24,22 +25,8 @@ describe('live together: presence, chat, reactions, moderation (embedded databas
   let station: Station;
   const sockets: Socket[] = [];
 
-  async function connect(token?: string): Promise<Socket> {
-    const s = io(t.url, {
-      transports: ['websocket'],
-      forceNew: true,
-      reconnection: false,
-      ...(token ? { auth: { token } } : {}),
-    });
-    sockets.push(s);
-    await new Promise<void>((resolve, reject) => {
-      s.once('connect', () => resolve());
-      s.once('connect_error', reject);
-    });
-    return s;
-  }
-  const emit = (s: Socket, event: string, body: unknown) =>
-    s.timeout(10_000).emitWithAck(event, body) as Promise<Ack>;
+  const connect = (token?: string) => connectSocket(t.url, sockets, token);
+  const emit = (s: Socket, event: string, body: unknown) => emitAck<Ack>(s, event, body);
   const joined = async (token?: string) => {
     const s = await connect(token);
     expect(await emit(s, 'station:join', { stationId: station.id })).toMatchObject({ ok: true });
