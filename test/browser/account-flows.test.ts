@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import type { TestApp } from '../../apps/api/src/testing/test-app.js';
+import type { TestApp } from '../../apps/api/testing/test-app.js';
 import { launchChromium, screenshotPath } from '../support/browser.js';
 import { linkIn, SmtpSink } from '../support/smtp-sink.js';
 import { startWebApp, watchProblems } from '../support/web-app.js';

@@ -5,11 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
-import {
-  freeLoopbackPort,
-  startTestApp,
-  type TestApp,
-} from '../../apps/api/src/testing/test-app.js';
+import { freeLoopbackPort, startTestApp, type TestApp } from '../../apps/api/testing/test-app.js';
 import { launchChromium } from '../support/browser.js';
 import { watchProblems } from '../support/web-app.js';
 

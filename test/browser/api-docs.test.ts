@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
-import { startTestApp, type TestApp } from '../../apps/api/src/testing/test-app.js';
+import { startTestApp, type TestApp } from '../../apps/api/testing/test-app.js';
 import { launchChromium } from '../support/browser.js';
 import { waitUntil } from '../support/wait.js';
 import { watchProblems } from '../support/web-app.js';

@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import type { Collections } from '../../content/content.js';
-import { signUp, type TestApp } from '../../apps/api/src/testing/test-app.js';
+import { signUp, type TestApp } from '../../apps/api/testing/test-app.js';
 import { launchChromium, toneProminence } from '../support/browser.js';
 import {
   type CliBroadcast,

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import type { Collections } from '../../content/content.js';
-import type { TestApp } from '../../apps/api/src/testing/test-app.js';
+import type { TestApp } from '../../apps/api/testing/test-app.js';
 import { launchChromium, screenshotPath } from '../support/browser.js';
 import { REPO_ROOT, startWebApp, watchProblems } from '../support/web-app.js';
 

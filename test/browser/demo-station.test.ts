@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DEMO_STATION_ID, type Station } from '@radiobroadcaster/contracts';
 import type { Browser } from 'playwright-core';
-import type { TestApp } from '../../apps/api/src/testing/test-app.js';
+import type { TestApp } from '../../apps/api/testing/test-app.js';
 import { launchChromium } from '../support/browser.js';
 import { audioLevel, getStation, startWebApp, until, watchProblems } from '../support/web-app.js';
 

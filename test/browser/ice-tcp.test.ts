@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext } from 'playwright-core';
 import type { MediaEngine } from '@radiobroadcaster/sfu';
-import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
-import { signUp } from '../../apps/api/src/testing/test-app.js';
+import type { TestApp, TestUser } from '../../apps/api/testing/test-app.js';
+import { signUp } from '../../apps/api/testing/test-app.js';
 import { MEDIA_ENGINE } from '../../apps/api/src/media/media.providers.js';
 import { launchChromiumWithoutUdp, toneProminence } from '../support/browser.js';
 import {

@@ -15,8 +15,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
-import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
-import { signUp } from '../../apps/api/src/testing/test-app.js';
+import type { TestApp, TestUser } from '../../apps/api/testing/test-app.js';
+import { signUp } from '../../apps/api/testing/test-app.js';
 import { launchChromium } from '../support/browser.js';
 import {
   type CliBroadcast,

@@ -11,8 +11,8 @@ import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { Station } from '@radiobroadcaster/contracts';
-import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
-import { signUp } from '../../apps/api/src/testing/test-app.js';
+import type { TestApp, TestUser } from '../../apps/api/testing/test-app.js';
+import { signUp } from '../../apps/api/testing/test-app.js';
 import { launchChromium, screenshotPath, toneProminence } from '../support/browser.js';
 import { holdsFor } from '../support/wait.js';
 import {

@@ -10,8 +10,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
-import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
-import { signUp } from '../../apps/api/src/testing/test-app.js';
+import type { TestApp, TestUser } from '../../apps/api/testing/test-app.js';
+import { signUp } from '../../apps/api/testing/test-app.js';
 import { launchChromiumWithoutUdp, screenshotPath, toneProminence } from '../support/browser.js';
 import {
   type CliBroadcast,

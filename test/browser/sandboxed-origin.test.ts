@@ -8,7 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
-import { signUp, type TestApp, type TestUser } from '../../apps/api/src/testing/test-app.js';
+import { signUp, type TestApp, type TestUser } from '../../apps/api/testing/test-app.js';
 import { launchChromium } from '../support/browser.js';
 import {
   type CliBroadcast,

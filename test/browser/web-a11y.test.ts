@@ -8,8 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
-import { signUp } from '../../apps/api/src/testing/test-app.js';
+import type { TestApp, TestUser } from '../../apps/api/testing/test-app.js';
+import { signUp } from '../../apps/api/testing/test-app.js';
 import { seriousViolations, type AxeFinding } from '../support/axe.js';
 import { launchChromium, screenshotPath, settled } from '../support/browser.js';
 import { createStation, setNowPlaying, startWebApp } from '../support/web-app.js';

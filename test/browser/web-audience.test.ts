@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
-import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
-import { signUp } from '../../apps/api/src/testing/test-app.js';
-import { WebhookReceiver } from '../../apps/api/src/testing/webhook-receiver.js';
+import type { TestApp, TestUser } from '../../apps/api/testing/test-app.js';
+import { signUp } from '../../apps/api/testing/test-app.js';
+import { WebhookReceiver } from '../../apps/api/testing/webhook-receiver.js';
 import pg from 'pg';
 import type { StationStats } from '@radiobroadcaster/contracts';
 import { StatsRollup } from '../../apps/api/src/stats/stats-rollup.js';

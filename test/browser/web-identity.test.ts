@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
-import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
-import { signUp } from '../../apps/api/src/testing/test-app.js';
+import type { TestApp, TestUser } from '../../apps/api/testing/test-app.js';
+import { signUp } from '../../apps/api/testing/test-app.js';
 import { launchChromium } from '../support/browser.js';
 import { createStation, getStation, startWebApp, watchProblems } from '../support/web-app.js';
 

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import { EventBus } from '../../apps/api/src/events/event-bus.js';
 import { StationsRepository } from '../../apps/api/src/stations/stations.repository.js';
-import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
-import { signUp } from '../../apps/api/src/testing/test-app.js';
+import type { TestApp, TestUser } from '../../apps/api/testing/test-app.js';
+import { signUp } from '../../apps/api/testing/test-app.js';
 import { launchChromium, screenshotPath } from '../support/browser.js';
 import { createStation, startWebApp, watchProblems } from '../support/web-app.js';
 

@@ -13,7 +13,7 @@ import {
   startTestApp,
   type TestApp,
   type TestUser,
-} from '../../apps/api/src/testing/test-app.js';
+} from '../../apps/api/testing/test-app.js';
 import { launchChromium, screenshotPath } from '../support/browser.js';
 import { createStation, startWebApp, watchProblems } from '../support/web-app.js';
 

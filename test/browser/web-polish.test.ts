@@ -9,8 +9,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { StationsService } from '../../apps/api/src/stations/stations.service.js';
-import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
-import { signUp } from '../../apps/api/src/testing/test-app.js';
+import type { TestApp, TestUser } from '../../apps/api/testing/test-app.js';
+import { signUp } from '../../apps/api/testing/test-app.js';
 import { seriousViolations } from '../support/axe.js';
 import { launchChromium, screenshotPath } from '../support/browser.js';
 import { createStation, startWebApp, watchProblems } from '../support/web-app.js';

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import { pushMessage } from '../../apps/api/src/follow/push-notifier.js';
-import type { TestApp } from '../../apps/api/src/testing/test-app.js';
+import type { TestApp } from '../../apps/api/testing/test-app.js';
 import { launchChromium } from '../support/browser.js';
 import { startWebApp } from '../support/web-app.js';
 import { waitUntil } from '../support/wait.js';

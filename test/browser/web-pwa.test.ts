@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { chromium, type Browser } from 'playwright-core';
-import type { TestApp } from '../../apps/api/src/testing/test-app.js';
+import type { TestApp } from '../../apps/api/testing/test-app.js';
 import { CHROMIUM, launchChromium, screenshotPath, settled } from '../support/browser.js';
 import { startWebApp } from '../support/web-app.js';
 

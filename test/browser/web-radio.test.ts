@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BroadcastSettings } from '@radiobroadcaster/contracts';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
-import { signUp } from '../../apps/api/src/testing/test-app.js';
+import type { TestApp, TestUser } from '../../apps/api/testing/test-app.js';
+import { signUp } from '../../apps/api/testing/test-app.js';
 import { StreamKeysService } from '../../apps/api/src/radio/stream-keys.service.js';
 import { launchChromium, screenshotPath } from '../support/browser.js';
 import { type Icecast, icecastSources, startIcecast } from '../support/icecast.js';

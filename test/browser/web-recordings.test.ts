@@ -11,9 +11,9 @@ import type { Browser, Page } from 'playwright-core';
 import { EventBus } from '../../apps/api/src/events/event-bus.js';
 import { RecordingsService } from '../../apps/api/src/recordings/recordings.service.js';
 import { StationAudioTap } from '../../apps/api/src/recordings/station-audio-tap.js';
-import { opusPackets, ScriptedTap } from '../../apps/api/src/testing/recording-fixtures.js';
-import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
-import { signUp } from '../../apps/api/src/testing/test-app.js';
+import { opusPackets, ScriptedTap } from '../../apps/api/testing/recording-fixtures.js';
+import type { TestApp, TestUser } from '../../apps/api/testing/test-app.js';
+import { signUp } from '../../apps/api/testing/test-app.js';
 import { launchChromium, shootBothSizes, signInAt } from '../support/browser.js';
 import { createStation, startWebApp, until, watchProblems } from '../support/web-app.js';
 

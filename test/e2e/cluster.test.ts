@@ -13,7 +13,7 @@ import {
   signUp,
   spawnApiProcess,
   TEST_REDIS_URL,
-} from '../../apps/api/src/testing/test-app.js';
+} from '../../apps/api/testing/test-app.js';
 import { ApiClient } from '../../apps/cli/src/api.js';
 import { ReconnectingWhepListener } from '../../apps/cli/src/reconnecting-listener.js';
 import { SfuNodeClient } from '../../apps/sfu/src/protocol/client.js';
@@ -23,7 +23,7 @@ import {
   createTestPublisher,
   type TestListener,
   type TestPublisher,
-} from '../../apps/sfu/src/test-peers.js';
+} from '../../apps/sfu/testing/test-peers.js';
 import {
   buildApps,
   sfuNodeInfo,

@@ -20,7 +20,7 @@ import {
   freeLoopbackPort,
   signUp,
   spawnApiProcess,
-} from '../../apps/api/src/testing/test-app.js';
+} from '../../apps/api/testing/test-app.js';
 import { runCliProcess, waitUntil, type RunningProcess } from '../support/processes.js';
 
 const GRACE_MS = 3000;

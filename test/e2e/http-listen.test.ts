@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BroadcastSettings, Station } from '@radiobroadcaster/contracts';
-import type { TestUser } from '../../apps/api/src/testing/test-app.js';
+import type { TestUser } from '../../apps/api/testing/test-app.js';
 import { runCliProcess, waitUntil, type RunningProcess } from '../support/processes.js';
 import { holdsFor } from '../support/wait.js';
 import {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { RTCPeerConnection } from '@radiobroadcaster/sfu/client';
 import type { Station } from '@radiobroadcaster/contracts';
-import type { TestUser } from '../../apps/api/src/testing/test-app.js';
+import type { TestUser } from '../../apps/api/testing/test-app.js';
 import { waitUntil } from '../support/processes.js';
 import {
   createRadioStation,

@@ -10,7 +10,7 @@ import {
   signUp,
   spawnApiProcess,
   type TestUser,
-} from '../../apps/api/src/testing/test-app.js';
+} from '../../apps/api/testing/test-app.js';
 import {
   lastJsonLine,
   runCliProcess,

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Invite, JoinStationResponse, Station } from '@radiobroadcaster/contracts';
-import { signUp, type TestUser } from '../../apps/api/src/testing/test-app.js';
+import { signUp, type TestUser } from '../../apps/api/testing/test-app.js';
 import { runCliProcess, waitUntil, type RunningProcess } from '../support/processes.js';
 import {
   createRadioStation,

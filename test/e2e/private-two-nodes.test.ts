@@ -10,7 +10,7 @@ import {
   spawnApiProcess,
   TEST_REDIS_URL,
   type TestUser,
-} from '../../apps/api/src/testing/test-app.js';
+} from '../../apps/api/testing/test-app.js';
 import { runCliProcess, waitUntil, type RunningProcess } from '../support/processes.js';
 import { createRadioStation, oggListener, type RadioStation } from '../support/radio.js';
 

@@ -20,8 +20,8 @@ import {
   startTestApp,
   type TestApp,
   testConfig,
-} from '../../apps/api/src/testing/test-app.js';
-import { WebhookReceiver } from '../../apps/api/src/testing/webhook-receiver.js';
+} from '../../apps/api/testing/test-app.js';
+import { WebhookReceiver } from '../../apps/api/testing/webhook-receiver.js';
 import { CLI_MAIN, cliBroadcastTone, createStation, REPO_ROOT, until } from '../support/web-app.js';
 
 const run = promisify(execFile);

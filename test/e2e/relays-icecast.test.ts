@@ -20,7 +20,7 @@ import {
   signUp,
   spawnApiProcess,
   type TestUser,
-} from '../../apps/api/src/testing/test-app.js';
+} from '../../apps/api/testing/test-app.js';
 import { type Icecast, icecastSources, startIcecast } from '../support/icecast.js';
 import {
   createRadioStation,

@@ -12,7 +12,7 @@ import {
   spawnApiProcess,
   TEST_REDIS_URL,
   type NodeProcess,
-} from '../../apps/api/src/testing/test-app.js';
+} from '../../apps/api/testing/test-app.js';
 import { waitUntil } from '../support/processes.js';
 import { createRadioStation, icecastSource, type FfmpegRun } from '../support/radio.js';
 

@@ -15,7 +15,7 @@ import {
   freeLoopbackPort,
   spawnUntilListening,
   type NodeProcess,
-} from '../../apps/api/src/testing/test-app.js';
+} from '../../apps/api/testing/test-app.js';
 import { waitUntil } from '../support/wait.js';
 
 const MAIN = fileURLToPath(new URL('../../apps/api/dist/main.js', import.meta.url));

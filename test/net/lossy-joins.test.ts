@@ -1,9 +1,9 @@
 /**
  * Joins over a lossy link: the SFU (the werift engine, in this process) and werift listeners (the
- * CLI's peer, in a network namespace of their own: apps/sfu/src/bench/listener-host.ts) with 3 % of
+ * CLI's peer, in a network namespace of their own: apps/sfu/bench/listener-host.ts) with 3 % of
  * the packets lost each way on the link between them (nftables `numgen random` drops in the
  * listeners' namespace, so the SFU's handshake flights and checks are lost too), and 75 ms of delay
- * each way at the listeners' sockets (apps/cli/src/bench/netem-shim.ts): 150 ms RTT. Every listener
+ * each way at the listeners' sockets (apps/cli/bench/netem-shim.ts): 150 ms RTT. Every listener
  * must connect and hear the station. Counts, not durations; each listener has 20 s (the SFU gives a
  * join 10 s), far more than a handshake needs even when several flights are lost.
  * Needs root (ip netns, nft, ethtool) and `npm run build` (the listeners run the built CLI peer).
@@ -13,8 +13,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createWeriftEngine, type MediaEngine } from '../../apps/sfu/src/index.js';
-import { openListenerHost, type ListenerHost } from '../../apps/sfu/src/bench/listener-host.js';
-import { createTestPublisher, type TestPublisher } from '../../apps/sfu/src/test-peers.js';
+import { openListenerHost, type ListenerHost } from '../../apps/sfu/bench/listener-host.js';
+import { createTestPublisher, type TestPublisher } from '../../apps/sfu/testing/test-peers.js';
 
 const LISTENERS = 20;
 const LOSS_PERCENT = 3;

@@ -12,8 +12,8 @@ import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext } from 'playwright-core';
-import type { TestApp, TestUser } from '../../apps/api/src/testing/test-app.js';
-import { signUp } from '../../apps/api/src/testing/test-app.js';
+import type { TestApp, TestUser } from '../../apps/api/testing/test-app.js';
+import { signUp } from '../../apps/api/testing/test-app.js';
 import {
   launchChromiumWithoutUdp,
   peerConnectionRoutes,

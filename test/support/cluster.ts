@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { spawnUntilListening, type NodeProcess } from '../../apps/api/src/testing/test-app.js';
+import { spawnUntilListening, type NodeProcess } from '../../apps/api/testing/test-app.js';
 import { SFU_SECRET_HEADER, type NodeInfo } from '../../apps/sfu/src/protocol/schemas.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));

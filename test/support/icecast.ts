@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freeLoopbackPort } from '../../apps/api/src/testing/test-app.js';
+import { freeLoopbackPort } from '../../apps/api/testing/test-app.js';
 
 export const ICECAST = process.env.ICECAST_PATH ?? '/usr/bin/icecast2';
 

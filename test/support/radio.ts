@@ -15,7 +15,7 @@ import {
   signUp,
   spawnApiProcess,
   type TestUser,
-} from '../../apps/api/src/testing/test-app.js';
+} from '../../apps/api/testing/test-app.js';
 
 /**
  * The process `npm start` runs, on a scratch PostgreSQL database without Redis, with a short

@@ -14,7 +14,7 @@ import {
   type TestApp,
   type TestUser,
   startTestApp,
-} from '../../apps/api/src/testing/test-app.js';
+} from '../../apps/api/testing/test-app.js';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 export const WEB_DIST_INDEX = resolve(REPO_ROOT, 'web/dist/index.html');

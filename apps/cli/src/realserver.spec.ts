@@ -11,12 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { CreateStationResponse, Station } from '@radiobroadcaster/contracts';
-import {
-  signUp,
-  startTestApp,
-  type TestApp,
-  type TestUser,
-} from '../../api/src/testing/test-app.js';
+import { signUp, startTestApp, type TestApp, type TestUser } from '../../api/testing/test-app.js';
 import { ApiClient, ApiError } from './api.js';
 import { runCli, type CliIO, type LoadSummary } from './cli.js';
 import { ToneSource } from './sources.js';

@@ -9,8 +9,8 @@ import type {
 } from '@radiobroadcaster/contracts';
 import type { Socket } from 'socket.io-client';
 import { DataSource } from 'typeorm';
-import { connectSocket, emitAck } from '../testing/sockets.js';
-import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
+import { connectSocket, emitAck } from '../../testing/sockets.js';
+import { signUp, startTestApp, type TestApp, type TestUser } from '../../testing/test-app.js';
 import { recordingAccess } from '../recordings/recording-access.js';
 import { AccessService } from './access.service.js';
 import { waitUntil } from '../../../../test/support/wait.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { startTestApp, type TestApp } from '../testing/test-app.js';
-import { newUserBody, sessionCookie } from './auth.test-helpers.js';
+import { startTestApp, type TestApp } from '../../testing/test-app.js';
+import { newUserBody, sessionCookie } from '../../testing/auth-helpers.js';
 
 describe('/api/auth smoke on embedded PGlite', () => {
   let t: TestApp;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { startTestApp, type TestApp } from '../testing/test-app.js';
-import { newUserBody } from './auth.test-helpers.js';
+import { startTestApp, type TestApp } from '../../testing/test-app.js';
+import { newUserBody } from '../../testing/auth-helpers.js';
 
 describe.each([
   ['in memory', false],

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { startTestApp, type TestApp } from '../testing/test-app.js';
+import { startTestApp, type TestApp } from '../../testing/test-app.js';
 import { AuthMailer } from './auth.mailer.js';
 import {
   newUserBody,
@@ -10,7 +10,7 @@ import {
   signInSession,
   signUpSession,
   type Session,
-} from './auth.test-helpers.js';
+} from '../../testing/auth-helpers.js';
 
 const EVIL = 'https://evil.example';
 

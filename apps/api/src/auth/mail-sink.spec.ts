@@ -8,8 +8,8 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { simpleParser } from 'mailparser';
 import request from 'supertest';
-import { startTestApp, type TestApp } from '../testing/test-app.js';
-import { newUserBody } from './auth.test-helpers.js';
+import { startTestApp, type TestApp } from '../../testing/test-app.js';
+import { newUserBody } from '../../testing/auth-helpers.js';
 
 /** Polls for a mail file other than the ones already seen (deadline 15 s). */
 async function nextMail(dir: string, seen: Set<string>): Promise<string> {

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../config/config.js';
-import { startTestApp, type TestApp } from '../testing/test-app.js';
-import { newUserBody } from './auth.test-helpers.js';
+import { startTestApp, type TestApp } from '../../testing/test-app.js';
+import { newUserBody } from '../../testing/auth-helpers.js';
 import { hashPassword, needsRehash, OWASP_SCRYPT, verifyPassword } from './password.js';
 
 describe('password hashing', () => {

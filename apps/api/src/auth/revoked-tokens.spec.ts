@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CreateStationResponse, StationToken } from '@radiobroadcaster/contracts';
 import request from 'supertest';
-import { startTestApp, type TestApp } from '../testing/test-app.js';
-import { signInSession, signUpSession, type Session } from './auth.test-helpers.js';
+import { startTestApp, type TestApp } from '../../testing/test-app.js';
+import { signInSession, signUpSession, type Session } from '../../testing/auth-helpers.js';
 
 describe('station tokens die with the session they were issued under', () => {
   let t: TestApp;

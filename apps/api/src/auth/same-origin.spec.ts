@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CreateStationResponse } from '@radiobroadcaster/contracts';
 import request from 'supertest';
 import { StationsService } from '../stations/stations.service.js';
-import { freeLoopbackPort, startTestApp, type TestApp } from '../testing/test-app.js';
-import { newUserBody, sessionCookie } from './auth.test-helpers.js';
+import { freeLoopbackPort, startTestApp, type TestApp } from '../../testing/test-app.js';
+import { newUserBody, sessionCookie } from '../../testing/auth-helpers.js';
 
 describe('same-origin requests are trusted whatever PUBLIC_URL says; other origins are not', () => {
   let t: TestApp;

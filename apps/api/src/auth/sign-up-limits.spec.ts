@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { startTestApp, type TestApp } from '../testing/test-app.js';
-import { newUserBody } from './auth.test-helpers.js';
+import { startTestApp, type TestApp } from '../../testing/test-app.js';
+import { newUserBody } from '../../testing/auth-helpers.js';
 import { signUpAddressKey } from './sign-up-address.js';
 
 let ipSeq = 1;

@@ -10,9 +10,9 @@ import type {
 } from '@radiobroadcaster/contracts';
 import type { Socket } from 'socket.io-client';
 import { waitUntil } from '../../../../test/support/wait.js';
-import { connectSocket, emitAck } from '../testing/sockets.js';
-import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
-import { WebhookReceiver } from '../testing/webhook-receiver.js';
+import { connectSocket, emitAck } from '../../testing/sockets.js';
+import { signUp, startTestApp, type TestApp, type TestUser } from '../../testing/test-app.js';
+import { WebhookReceiver } from '../../testing/webhook-receiver.js';
 import { DataSource } from 'typeorm';
 import { ChatRepository } from './chat.repository.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CreateStationResponse, Station } from '@radiobroadcaster/contracts';
-import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
+import { signUp, startTestApp, type TestApp, type TestUser } from '../../testing/test-app.js';
 
 /**
  * Everything but the per-response values, and Express's automatic ETag on the JSON it sends

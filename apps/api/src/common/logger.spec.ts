@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
-import { signUp, startTestApp, type TestApp } from '../testing/test-app.js';
+import { signUp, startTestApp, type TestApp } from '../../testing/test-app.js';
 import { REDACT, redactUrl } from './logger.js';
 
 describe('structured logs', () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CreateStationResponse } from '@radiobroadcaster/contracts';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import request from 'supertest';
-import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
+import { signUp, startTestApp, type TestApp, type TestUser } from '../../testing/test-app.js';
 import { CONTENT_JSON } from './content.service.js';
 import type { CompiledContent } from './content.types.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
-import { freeLoopbackPort } from '../testing/test-app.js';
+import { freeLoopbackPort } from '../../testing/test-app.js';
 
 describe('an unreachable DATABASE_URL at start-up', () => {
   it('ends the process with exit code 1 and one readable line on stderr, no stack', async () => {

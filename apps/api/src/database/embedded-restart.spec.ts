@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { signUp, spawnApiProcess } from '../testing/test-app.js';
+import { signUp, spawnApiProcess } from '../../testing/test-app.js';
 
 describe('embedded defaults (no DATABASE_URL, no REDIS_URL)', () => {
   it('serves /health and discover, and keeps data across a restart', async () => {

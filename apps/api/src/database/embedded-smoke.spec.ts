@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CreateStationResponse } from '@radiobroadcaster/contracts';
 import request from 'supertest';
 import { StatsRollup } from '../stats/stats-rollup.js';
-import { signUp, startTestApp, type TestApp } from '../testing/test-app.js';
+import { signUp, startTestApp, type TestApp } from '../../testing/test-app.js';
 
 /** The same flows as the PostgreSQL suites, on embedded PGlite through pglite-socket. */
 describe('smoke on embedded PGlite', () => {

@@ -11,7 +11,7 @@ import {
   startTestApp,
   type TestApp,
   type TestUser,
-} from '../testing/test-app.js';
+} from '../../testing/test-app.js';
 import { EventBus } from './event-bus.js';
 import { holdsFor } from '../../../../test/support/wait.js';
 

@@ -28,7 +28,7 @@ import {
   startTestApp,
   type TestApp,
   type TestUser,
-} from '../testing/test-app.js';
+} from '../../testing/test-app.js';
 import { FollowNotifier } from './follow-notifier.js';
 
 const FOLLOW_LIMIT = 25;

@@ -20,7 +20,7 @@ import { DataSource } from 'typeorm';
 import webpush from 'web-push';
 import { holdsFor, waitUntil } from '../../../../test/support/wait.js';
 import { StationsService } from '../stations/stations.service.js';
-import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
+import { signUp, startTestApp, type TestApp, type TestUser } from '../../testing/test-app.js';
 
 const b64u = (b: Buffer) => b.toString('base64url');
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CreateStationResponse, Station } from '@radiobroadcaster/contracts';
 import sharp from 'sharp';
 import request from 'supertest';
-import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
+import { signUp, startTestApp, type TestApp, type TestUser } from '../../testing/test-app.js';
 import { wrap } from './image-processing.js';
 
 /** A real picture: a diagonal gradient, so resizing and cropping have something to chew on. */

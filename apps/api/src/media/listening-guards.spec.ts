@@ -8,7 +8,7 @@ import type { CreateStationResponse, JoinStationResponse } from '@radiobroadcast
 import request from 'supertest';
 import { RTCPeerConnection, RTCRtpCodecParameters } from '@radiobroadcaster/sfu/client';
 import { StationsService } from '../stations/stations.service.js';
-import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
+import { signUp, startTestApp, type TestApp, type TestUser } from '../../testing/test-app.js';
 
 const SITE = 'https://radio.example.com';
 

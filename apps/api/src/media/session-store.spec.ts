@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { TEST_REDIS_URL } from '../testing/test-app.js';
+import { TEST_REDIS_URL } from '../../testing/test-app.js';
 import { RedisSessionStore } from './redis-session-store.js';
 import { InMemorySessionStore, type SessionStore } from './session-store.js';
 import { countedViewers, listenerSlotId } from './viewer-count.js';

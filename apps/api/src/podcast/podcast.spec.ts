@@ -20,8 +20,8 @@ import { waitUntil } from '../../../../test/support/wait.js';
 import { EventBus } from '../events/event-bus.js';
 import { RecordingsService } from '../recordings/recordings.service.js';
 import { StationAudioTap } from '../recordings/station-audio-tap.js';
-import { opusPackets, ScriptedTap } from '../testing/recording-fixtures.js';
-import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
+import { opusPackets, ScriptedTap } from '../../testing/recording-fixtures.js';
+import { signUp, startTestApp, type TestApp, type TestUser } from '../../testing/test-app.js';
 import { podcastGuid } from './podcast-feed.js';
 
 const run = promisify(execFile);

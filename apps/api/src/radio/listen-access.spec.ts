@@ -7,7 +7,7 @@ import type {
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { PublicStreamDefault1796150000000 } from '../database/migrations/1796150000000-public-stream-default.js';
-import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
+import { signUp, startTestApp, type TestApp, type TestUser } from '../../testing/test-app.js';
 import { ListenGrants } from './listen-grants.js';
 import { waitUntil } from '../../../../test/support/wait.js';
 

@@ -6,7 +6,7 @@ import type {
 } from '@radiobroadcaster/contracts';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
+import { signUp, startTestApp, type TestApp, type TestUser } from '../../testing/test-app.js';
 import { StreamKeysService } from './stream-keys.service.js';
 
 describe('stream keys and broadcast settings (PostgreSQL)', () => {

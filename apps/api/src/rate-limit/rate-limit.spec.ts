@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { signUp, startTestApp, type TestApp } from '../testing/test-app.js';
+import { signUp, startTestApp, type TestApp } from '../../testing/test-app.js';
 
 const MISSING_STATION = '00000000-0000-4000-8000-000000000000';
 const SDP = 'v=0\r\n';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { CreateStationResponse, Station } from '@radiobroadcaster/contracts';
 import { io, type Socket } from 'socket.io-client';
 import { StationsRepository } from '../stations/stations.repository.js';
-import { signUp, startTestApp, type TestApp } from '../testing/test-app.js';
+import { signUp, startTestApp, type TestApp } from '../../testing/test-app.js';
 import { StationGateway } from './station.gateway.js';
 
 type Ack = { ok: boolean; error?: string; station?: { id: string; status: string } };

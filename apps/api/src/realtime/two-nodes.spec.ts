@@ -7,7 +7,7 @@ import {
   signUp,
   spawnApiProcess,
   TEST_REDIS_URL,
-} from '../testing/test-app.js';
+} from '../../testing/test-app.js';
 
 describe('two API processes sharing PostgreSQL and Redis', () => {
   let nodes: Awaited<ReturnType<typeof spawnApiProcess>>[] = [];

@@ -14,14 +14,14 @@ import type { CreateStationResponse, Recording } from '@radiobroadcaster/contrac
 import S3rver from 's3rver';
 import request from 'supertest';
 import { EventBus } from '../events/event-bus.js';
-import { opusPackets, ScriptedTap } from '../testing/recording-fixtures.js';
+import { opusPackets, ScriptedTap } from '../../testing/recording-fixtures.js';
 import {
   freeLoopbackPort,
   signUp,
   startTestApp,
   type TestApp,
   type TestUser,
-} from '../testing/test-app.js';
+} from '../../testing/test-app.js';
 import { RecordingStorage } from './recording-storage.js';
 import { RecordingsService } from './recordings.service.js';
 import { StationAudioTap } from './station-audio-tap.js';

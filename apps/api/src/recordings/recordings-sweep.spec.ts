@@ -14,8 +14,8 @@ import type { CreateStationResponse, Recording } from '@radiobroadcaster/contrac
 import pg from 'pg';
 import request from 'supertest';
 import { EventBus } from '../events/event-bus.js';
-import { opusPackets, ScriptedTap } from '../testing/recording-fixtures.js';
-import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
+import { opusPackets, ScriptedTap } from '../../testing/recording-fixtures.js';
+import { signUp, startTestApp, type TestApp, type TestUser } from '../../testing/test-app.js';
 import { RecordingStorage } from './recording-storage.js';
 import { RecordingsRepository } from './recordings.repository.js';
 import { RecordingsService } from './recordings.service.js';

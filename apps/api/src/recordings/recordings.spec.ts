@@ -11,8 +11,8 @@ import type {
 } from '@radiobroadcaster/contracts';
 import request from 'supertest';
 import { EventBus } from '../events/event-bus.js';
-import { opusPackets, ScriptedTap } from '../testing/recording-fixtures.js';
-import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
+import { opusPackets, ScriptedTap } from '../../testing/recording-fixtures.js';
+import { signUp, startTestApp, type TestApp, type TestUser } from '../../testing/test-app.js';
 import { Recorder } from './recorder.js';
 import { RecordingsService } from './recordings.service.js';
 import { StationAudioTap } from './station-audio-tap.js';

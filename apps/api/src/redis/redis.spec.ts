@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { startTestApp, TEST_REDIS_URL, type TestApp } from '../testing/test-app.js';
+import { startTestApp, TEST_REDIS_URL, type TestApp } from '../../testing/test-app.js';
 
 describe('one Redis provider', () => {
   let t: TestApp;

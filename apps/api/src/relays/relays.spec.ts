@@ -20,8 +20,8 @@ import {
   TEST_REDIS_URL,
   type TestApp,
   type TestUser,
-} from '../testing/test-app.js';
-import { fakeDns } from '../testing/fake-dns.js';
+} from '../../testing/test-app.js';
+import { fakeDns } from '../../testing/fake-dns.js';
 import { connectRelay, type RelayTarget, sendRelayTitle } from './relay-connection.js';
 import { RelayPusher } from './relay-pusher.js';
 import { RelaySecrets } from './relay-secrets.js';

@@ -9,7 +9,7 @@ import type {
 import ICAL from 'ical.js';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
+import { signUp, startTestApp, type TestApp, type TestUser } from '../../testing/test-app.js';
 
 const HOUR = 3_600_000;
 

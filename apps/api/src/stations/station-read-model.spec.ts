@@ -11,7 +11,7 @@ import {
   TEST_REDIS_URL,
   type TestApp,
   type TestUser,
-} from '../testing/test-app.js';
+} from '../../testing/test-app.js';
 import { StationsService } from './stations.service.js';
 
 interface Read {

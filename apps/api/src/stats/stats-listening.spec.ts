@@ -6,9 +6,9 @@ import {
   waitFor,
   type TestListener,
   type TestPublisher,
-} from '../../../sfu/src/test-peers.js';
+} from '../../../sfu/testing/test-peers.js';
 import request from 'supertest';
-import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
+import { signUp, startTestApp, type TestApp, type TestUser } from '../../testing/test-app.js';
 import { StatsRollup } from './stats-rollup.js';
 
 const CHROME =

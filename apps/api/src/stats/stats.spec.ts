@@ -12,7 +12,7 @@ import {
   testConfig,
   TEST_REDIS_URL,
   type TestUser,
-} from '../testing/test-app.js';
+} from '../../testing/test-app.js';
 import { ListeningSessions } from './listening-sessions.service.js';
 import { median } from './stats-math.js';
 import { StatsRollup } from './stats-rollup.js';

@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { isReservedUsername, ROUTE_NAMES, USERNAME_PATTERN } from '@radiobroadcaster/contracts';
 import request from 'supertest';
-import { startTestApp, type TestApp } from '../testing/test-app.js';
-import { newUserBody } from '../auth/auth.test-helpers.js';
+import { startTestApp, type TestApp } from '../../testing/test-app.js';
+import { newUserBody } from '../../testing/auth-helpers.js';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../..');
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CreateStationResponse } from '@radiobroadcaster/contracts';
 import request from 'supertest';
-import { signUp, startTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
+import { signUp, startTestApp, type TestApp, type TestUser } from '../../testing/test-app.js';
 
 describe('serving the web app', () => {
   let t: TestApp;

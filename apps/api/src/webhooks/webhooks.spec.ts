@@ -20,9 +20,9 @@ import {
   TEST_REDIS_URL,
   type TestApp,
   type TestUser,
-} from '../testing/test-app.js';
-import { fakeDns } from '../testing/fake-dns.js';
-import { WebhookReceiver } from '../testing/webhook-receiver.js';
+} from '../../testing/test-app.js';
+import { fakeDns } from '../../testing/fake-dns.js';
+import { WebhookReceiver } from '../../testing/webhook-receiver.js';
 import { HttpWebhookSender } from './webhook-sender.js';
 import { holdsFor } from '../../../../test/support/wait.js';
 
@@ -206,7 +206,7 @@ describe('webhooks', () => {
     expect(log[0]!.eventId).toBe(r.received[0]!.id);
     // A signature does not verify for another body or a timestamp outside the tolerance.
     const first = r.received[0]!;
-    const { manualVerify } = await import('../testing/webhook-receiver.js');
+    const { manualVerify } = await import('../../testing/webhook-receiver.js');
     const headers = (ts: number) => ({
       'webhook-id': first.id,
       'webhook-timestamp': String(ts),

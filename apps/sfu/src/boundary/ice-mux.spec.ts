@@ -10,7 +10,7 @@ import {
 } from 'werift';
 import { IceMux, type MuxTarget } from './ice-mux.js';
 import { IceMuxRouter } from '../net/ice-mux-router.js';
-import { waitFor } from '../test-peers.js';
+import { waitFor } from '../../testing/test-peers.js';
 
 const opus = () =>
   new RTCRtpCodecParameters({

@@ -24,7 +24,7 @@ import {
   TcpPassiveProtocol,
 } from './werift.js';
 import { createPeer } from '../werift/werift-config.js';
-import { waitFor } from '../test-peers.js';
+import { waitFor } from '../../testing/test-peers.js';
 
 const require = createRequire(import.meta.url);
 const sfuPackage = JSON.parse(

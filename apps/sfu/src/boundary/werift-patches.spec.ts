@@ -3,7 +3,7 @@ import { X509Certificate } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { DtlsClient, DtlsServer, RTCDtlsTransport } from 'werift';
-import { createTestListener, waitFor } from '../test-peers.js';
+import { createTestListener, waitFor } from '../../testing/test-peers.js';
 import { createPeer } from '../werift/werift-config.js';
 import { createWeriftEngine } from '../werift/werift-engine.js';
 import './werift-patches.js';

@@ -12,7 +12,7 @@ import {
 } from '../boundary/werift.js';
 import { createWeriftEngine } from '../werift/werift-engine.js';
 import { createPeer } from '../werift/werift-config.js';
-import { waitFor } from '../test-peers.js';
+import { waitFor } from '../../testing/test-peers.js';
 import { holdsFor } from '../../../../test/support/wait.js';
 
 /**

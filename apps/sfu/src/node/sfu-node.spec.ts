@@ -8,7 +8,7 @@ import {
   createTestPublisher,
   testPayload,
   waitFor,
-} from '../test-peers.js';
+} from '../../testing/test-peers.js';
 import { ClusterEngine } from '../cluster/cluster-engine.js';
 import type { MediaEngine } from '../media-engine.js';
 import { SfuNodeClient } from '../protocol/client.js';

@@ -16,7 +16,7 @@ import {
   createTestPublisher,
   waitFor,
   type TestListener,
-} from '../test-peers.js';
+} from '../../testing/test-peers.js';
 
 /** Listeners in the engine's own thread (shards: 0); the sharded path has its own spec. */
 describe('werift media engine (in-thread shard)', () => {

@@ -12,7 +12,7 @@ import {
   loseRtp,
   waitFor,
   type TestListener,
-} from '../test-peers.js';
+} from '../../testing/test-peers.js';
 import { createPeer } from './werift-config.js';
 
 describe('NackRequester', () => {

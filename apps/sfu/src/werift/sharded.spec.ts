@@ -7,7 +7,12 @@ import {
   resolveShardWorker,
   type EngineEvent,
 } from '../index.js';
-import { connectListeners, connectPublisher, createTestListener, waitFor } from '../test-peers.js';
+import {
+  connectListeners,
+  connectPublisher,
+  createTestListener,
+  waitFor,
+} from '../../testing/test-peers.js';
 
 /**
  * Worker-thread shards. A worker does not get ts-jest's transform, so the engine (running here from

@@ -2,8 +2,8 @@ import type { LookupAddress } from 'node:dns';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { fakeDns } from '../../testing/fake-dns.js';
-import { testConfig } from '../../testing/test-app.js';
+import { fakeDns } from '../../../testing/fake-dns.js';
+import { testConfig } from '../../../testing/test-app.js';
 import { isForbiddenAddress, socketHost } from './outbound-address.js';
 import { describeOutboundError, OutboundPolicy, OutboundRefused } from './outbound-policy.js';
 

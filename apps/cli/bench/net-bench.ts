@@ -21,7 +21,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { summarize } from '../stats.js';
+import { summarize } from '@radiobroadcaster/cli';
 import * as bench from './bench-support.js';
 import { chromiumListeners } from './chromium-listeners.js';
 
@@ -57,7 +57,7 @@ const RAMP = Number(values.ramp);
 const CONCURRENCY = Number(values.concurrency);
 const CHROMIUM = values.clients === 'chromium';
 
-const SHIM = join(bench.BENCH_PATHS.root, 'apps/cli/dist/bench/netem-shim.js');
+const SHIM = join(bench.BENCH_PATHS.root, 'apps/cli/bench/dist/netem-shim.js');
 
 const NET_ID = Number(values['net-id']);
 const ID = NET_ID ? String(NET_ID) : '';
@@ -261,7 +261,7 @@ async function main(): Promise<void> {
       ? '# bench:net — tc netem on both ends of each veth\n'
       : '# bench:net — this kernel has no netem (CONFIG_NET_SCH_NETEM unset): loss by nftables on the\n' +
           '# clients’ veths (numgen random, both directions: the SFU’s side loses datagrams too); delay and\n' +
-          '# jitter at the client processes’ sockets (apps/cli/src/bench/netem-shim.ts)\n',
+          '# jitter at the client processes’ sockets (apps/cli/bench/netem-shim.ts)\n',
   );
   const dataDir = mkdtempSync(join(tmpdir(), 'rb-bench-net-'));
   /** Chromium runs: the delay at the SFU's sockets, set per profile (netem-shim.ts reads it). */

@@ -9,11 +9,11 @@ import {
   RtpHeader,
   RtpPacket,
   type RTCPeerConnection,
-} from './boundary/werift.js';
-import { iceConnectionOf, offerSrtpProfiles } from './boundary/internals.js';
-import type { MediaEngine } from './media-engine.js';
-import { NackRequester } from './nack.js';
-import { createPeer } from './werift/werift-config.js';
+} from '../src/boundary/werift.js';
+import { iceConnectionOf, offerSrtpProfiles } from '../src/boundary/internals.js';
+import type { MediaEngine } from '../src/media-engine.js';
+import { NackRequester } from '../src/nack.js';
+import { createPeer } from '../src/werift/werift-config.js';
 
 export const TEST_PAYLOAD_BYTES = 160;
 

@@ -1,6 +1,6 @@
 /**
  * SFU fan-out benchmark: engine + publisher in this process, listeners in a child process (bench/sink.js).
- * Usage: node apps/sfu/dist/bench/fanout.js [--shards 1] [--steps 200,400,800] [--window 10] [--srtp gcm|cm]
+ * Usage: node apps/sfu/bench/dist/bench/fanout.js [--shards 1] [--steps 200,400,800] [--window 10] [--srtp gcm|cm]
  *   [--sink-cpu N] [--udp-port P] (one UDP port for every session; default a socket per session)
  *   [--listener-host loopback|netns] (netns: the listeners on a second host whose network stack runs on
  *   the sink's core, see listener-host.ts; needs --sink-cpu and root)
@@ -10,10 +10,10 @@
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { describeFastPaths, fastPaths } from '../boundary/fast-paths.js';
-import { CapacityError } from '../media-engine.js';
-import { createWeriftEngine } from '../werift/werift-engine.js';
-import { createTestPublisher } from '../test-peers.js';
+import { describeFastPaths, fastPaths } from '../src/boundary/fast-paths.js';
+import { CapacityError } from '../src/media-engine.js';
+import { createWeriftEngine } from '../src/werift/werift-engine.js';
+import { createTestPublisher } from '../testing/test-peers.js';
 import { openListenerHost } from './listener-host.js';
 
 const arg = (name: string, def: string) => {

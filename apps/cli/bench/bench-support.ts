@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { LoadSummary } from '../cli.js';
+import type { LoadSummary } from '@radiobroadcaster/cli';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 /** The repository's root and the built API and CLI entry points. */

@@ -17,9 +17,9 @@ import {
   RtcpRrPacket,
   timestampSeconds,
   type RTCPeerConnection,
-} from '../boundary/werift.js';
-import { checkTestPayload } from '../test-peers.js';
-import { createPeer } from '../werift/werift-config.js';
+} from '../src/boundary/werift.js';
+import { checkTestPayload } from '../testing/test-peers.js';
+import { createPeer } from '../src/werift/werift-config.js';
 import { RTP_TABLE } from './listener-host.js';
 
 const kernelCount = process.argv.includes('--count') && process.argv.includes('kernel');

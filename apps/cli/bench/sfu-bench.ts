@@ -15,7 +15,7 @@
  * core 0 and its load generator on core 1, so "listeners per core" is a clean figure.
  * `--net netns` (the default when pinned, as root, with ip, tc, ethtool and nft): the listeners on a
  * second host (a network namespace over a veth pair) whose network stack runs on the load
- * generator's core, as their own machines' would (apps/sfu/src/bench/listener-host.ts); on
+ * generator's core, as their own machines' would (apps/sfu/bench/listener-host.ts); on
  * loopback the SFU's core also receives every datagram for its listeners. `--net loopback` measures
  * that way.
  */
@@ -74,7 +74,7 @@ const { values } = parseArgs({
   },
 });
 
-const FANOUT = join(BENCH_PATHS.root, 'apps/sfu/dist/bench/fanout.js');
+const FANOUT = join(BENCH_PATHS.root, 'apps/sfu/bench/dist/bench/fanout.js');
 
 const pinned = values.pin!;
 

@@ -7,10 +7,10 @@ import type { INestApplication } from '@nestjs/common';
 import pg from 'pg';
 import type { DestinationStream } from 'pino';
 import { DataSource } from 'typeorm';
-import { createApp } from '../bootstrap.js';
-import { type AppConfig, loadConfig } from '../config/config.js';
-import { dataSourceOptions, MIGRATIONS } from '../database/data-source.js';
-import { EmbeddedPostgres } from '../database/embedded-postgres.js';
+import { createApp } from '../src/bootstrap.js';
+import { type AppConfig, loadConfig } from '../src/config/config.js';
+import { dataSourceOptions, MIGRATIONS } from '../src/database/data-source.js';
+import { EmbeddedPostgres } from '../src/database/embedded-postgres.js';
 
 /** The PostgreSQL and Redis that CI machines run (README); override with TEST_DATABASE_URL / TEST_REDIS_URL. */
 export const TEST_PG_URL =
@@ -325,7 +325,7 @@ export async function spawnApiProcess(
   timeoutMs?: number,
 ): Promise<NodeProcess> {
   const { fileURLToPath } = await import('node:url');
-  const main = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+  const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
   const port = env.PORT ?? String(await freeLoopbackPort());
   return spawnUntilListening(
     main,

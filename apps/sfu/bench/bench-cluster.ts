@@ -16,9 +16,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SFU_SECRET_HEADER, type NodeInfo } from '../protocol/schemas.js';
+import { SFU_SECRET_HEADER, type NodeInfo } from '../src/protocol/schemas.js';
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+// Built to apps/sfu/bench/dist/bench/bench-cluster.js (apps/sfu/bench/tsconfig.json).
+const ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
 const SFU_MAIN = join(ROOT, 'apps/sfu/dist/node/main.js');
 const API_MAIN = join(ROOT, 'apps/api/dist/main.js');
 const CLI_MAIN = join(ROOT, 'apps/cli/dist/main.js');
