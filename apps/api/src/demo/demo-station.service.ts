@@ -5,20 +5,12 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import {
-  DEMO_SLUG,
-  DEMO_STATION_ID,
-  DEMO_USER_ID,
-  DEMO_USERNAME,
-  PRODUCT_NAME,
-} from '@radiobroadcaster/contracts';
-import { DataSource } from 'typeorm';
+import { DEMO_STATION_ID, DEMO_USER_ID } from '@radiobroadcaster/contracts';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
-import { StationEntity } from '../stations/station.entity.js';
-import { UserEntity } from '../users/user.entity.js';
 import { DemoBroadcast } from './demo-broadcast.js';
 import { encodeDemoLoop } from './demo-loop.js';
+import { DemoRepository } from './demo.repository.js';
 
 /**
  * The demo station (`/radiobroadcaster/demo`): a real live station the server publishes itself
@@ -34,7 +26,7 @@ export class DemoStationService implements OnApplicationBootstrap, BeforeApplica
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(DataSource) private readonly db: DataSource,
+    @Inject(DemoRepository) private readonly demo: DemoRepository,
     @Inject(EventBus) private readonly bus: EventBus,
     @Inject(DemoBroadcast) private readonly broadcast: DemoBroadcast,
   ) {}
@@ -66,34 +58,7 @@ export class DemoStationService implements OnApplicationBootstrap, BeforeApplica
 
   /** The demo broadcaster and station, created once (fixed ids; nobody can sign up as them). */
   private async ensureStation(): Promise<void> {
-    await this.db
-      .createQueryBuilder()
-      .insert()
-      .into(UserEntity)
-      .values({
-        id: DEMO_USER_ID,
-        email: 'demo@radiobroadcaster.invalid',
-        username: DEMO_USERNAME,
-        name: PRODUCT_NAME,
-        // Not a hash of anything: nobody can sign in as the demo broadcaster.
-        passwordHash: '!demo',
-        emailVerified: true,
-      })
-      .orIgnore()
-      .execute();
-    await this.db
-      .createQueryBuilder()
-      .insert()
-      .into(StationEntity)
-      .values({
-        id: DEMO_STATION_ID,
-        broadcasterId: DEMO_USER_ID,
-        name: `${PRODUCT_NAME} Demo`,
-        slug: DEMO_SLUG,
-        description: 'A demo station that shows what a live station looks like.',
-      })
-      .orIgnore()
-      .execute();
+    await this.demo.ensureDemoStation();
     // Reads that looked for it before it existed must look again.
     await this.bus.publish('station.created', {
       stationId: DEMO_STATION_ID,

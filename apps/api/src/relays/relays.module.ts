@@ -5,6 +5,7 @@ import { MediaModule } from '../media/media.module.js';
 import { StationsModule } from '../stations/stations.module.js';
 import { StationRelayEntity } from './relay.entity.js';
 import { RelaysController } from './relays.controller.js';
+import { RelaysRepository } from './relays.repository.js';
 import { RELAY_PUSHER_OPTIONS, RelaysService } from './relays.service.js';
 
 /** Outbound relays to Icecast, AzuraCast and Shoutcast 2 servers. */
@@ -16,7 +17,7 @@ import { RELAY_PUSHER_OPTIONS, RelaysService } from './relays.service.js';
     OutboundModule,
   ],
   controllers: [RelaysController],
-  providers: [RelaysService, { provide: RELAY_PUSHER_OPTIONS, useValue: {} }],
+  providers: [RelaysRepository, RelaysService, { provide: RELAY_PUSHER_OPTIONS, useValue: {} }],
   exports: [RelaysService],
 })
 export class RelaysModule {}

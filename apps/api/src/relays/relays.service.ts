@@ -7,7 +7,6 @@ import {
   type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import {
   type CreateRelayRequest,
   CreateRelayRequest as CreateRelaySchema,
@@ -19,16 +18,16 @@ import {
   type UpdateRelayRequest,
 } from '@radiobroadcaster/contracts';
 import type { MediaEngine } from '@radiobroadcaster/sfu';
-import type { Repository } from 'typeorm';
 import { AppError } from '../common/app-error.js';
 import { OutboundPolicy } from '../common/outbound/outbound-policy.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
 import { MEDIA_ENGINE } from '../media/media.providers.js';
 import { StationsService } from '../stations/stations.service.js';
-import { StationRelayEntity } from './relay.entity.js';
+import type { StationRelayEntity } from './relay.entity.js';
 import { RelayPusher, type RelayPusherOptions, type RelayStatus } from './relay-pusher.js';
 import { RelaySecrets } from './relay-secrets.js';
+import { type RelayChanges, RelaysRepository } from './relays.repository.js';
 
 /** Options of the pushers (tests shorten the backoff). */
 export const RELAY_PUSHER_OPTIONS = Symbol('RELAY_PUSHER_OPTIONS');
@@ -67,7 +66,7 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
   private statusTimer: NodeJS.Timeout | null = null;
 
   constructor(
-    @InjectRepository(StationRelayEntity) private readonly repo: Repository<StationRelayEntity>,
+    @Inject(RelaysRepository) private readonly repo: RelaysRepository,
     @Inject(StationsService) private readonly stations: StationsService,
     @Inject(MEDIA_ENGINE) private readonly engine: MediaEngine,
     @Inject(EventBus) private readonly bus: EventBus,
@@ -114,17 +113,11 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
    */
   private async pauseRefusedRelays(): Promise<void> {
     try {
-      const rows = await this.repo.find({
-        select: { id: true, url: true },
-        where: { enabled: true },
-      });
+      const rows = await this.repo.enabledAddresses();
       for (const row of rows) {
         const problem = this.outbound.urlProblem(row.url);
         if (!problem) continue;
-        await this.repo.update(
-          { id: row.id },
-          { enabled: false, pausedReason: `Paused: ${problem}` },
-        );
+        await this.repo.pause(row.id, `Paused: ${problem}`);
         this.logger.warn(`relay ${row.id} paused: ${problem}`);
       }
     } catch (err) {
@@ -135,7 +128,7 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
   /** The policy refused a running relay's address after DNS: paused, and every node is told. */
   private async pauseRefused(row: StationRelayEntity, reason: string): Promise<void> {
     try {
-      await this.repo.update({ id: row.id }, { enabled: false, pausedReason: `Paused: ${reason}` });
+      await this.repo.pause(row.id, `Paused: ${reason}`);
       await this.announce(row);
     } catch (err) {
       this.logger.warn(`relay ${row.id} not paused: ${(err as Error).message}`);
@@ -169,14 +162,14 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
 
   async list(userId: string, stationId: string): Promise<Relay[]> {
     await this.stations.owned(stationId, userId);
-    const rows = await this.repo.find({ where: { stationId }, order: { createdAt: 'ASC' } });
+    const rows = await this.repo.listOf(stationId);
     return rows.map((r) => this.view(r));
   }
 
   async create(userId: string, input: CreateRelayRequest): Promise<Relay> {
     const req = CreateRelaySchema.parse(input);
     await this.stations.owned(req.stationId, userId);
-    const count = await this.repo.count({ where: { stationId: req.stationId } });
+    const count = await this.repo.countOf(req.stationId);
     if (count >= RELAY_LIMITS.perStation) {
       throw AppError.conflict(`A station can have at most ${RELAY_LIMITS.perStation} relays`);
     }
@@ -185,7 +178,7 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
     checkFormat(req.kind, format);
     checkMount(req.kind, req.mount);
     const id = randomUUID();
-    const row = this.repo.create({
+    const saved = await this.repo.insert({
       id,
       stationId: req.stationId,
       kind: req.kind,
@@ -196,15 +189,13 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
       format,
       enabled: req.enabled,
     });
-    await this.repo.insert(row);
-    const saved = await this.repo.findOneByOrFail({ id });
     await this.announce(saved);
     return this.view(saved);
   }
 
   async update(userId: string, req: UpdateRelayRequest): Promise<Relay> {
     const row = await this.owned(userId, req.relayId);
-    const next: Partial<StationRelayEntity> = {};
+    const next: RelayChanges = {};
     if (req.url !== undefined) this.outbound.assertUrl(req.url);
     else if (req.enabled) this.outbound.assertUrl(row.url);
     if (req.url !== undefined) next.url = req.url;
@@ -225,15 +216,14 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
       next.enabled = req.enabled ?? true;
     }
     if (req.enabled !== undefined) next.pausedReason = null;
-    if (Object.keys(next).length > 0) await this.repo.update({ id: row.id }, next);
-    const saved = await this.repo.findOneByOrFail({ id: row.id });
+    const saved = await this.repo.update(row.id, next);
     await this.announce(saved);
     return this.view(saved);
   }
 
   async remove(userId: string, relayId: string): Promise<void> {
     const row = await this.owned(userId, relayId);
-    await this.repo.delete({ id: row.id });
+    await this.repo.delete(row.id);
     await this.announce(row);
   }
 
@@ -252,7 +242,7 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
   }
 
   private async owned(userId: string, relayId: string): Promise<StationRelayEntity> {
-    return this.stations.ownedItem(await this.repo.findOneBy({ id: relayId }), 'Relay', userId);
+    return this.stations.ownedItem(await this.repo.findById(relayId), 'Relay', userId);
   }
 
   private view(r: StationRelayEntity): Relay {
@@ -286,7 +276,7 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
   private async startStation(stationId: string): Promise<void> {
     if (!this.live.has(stationId)) this.live.set(stationId, new Map());
     try {
-      const rows = await this.repo.find({ where: { stationId, enabled: true } });
+      const rows = await this.repo.enabledOf(stationId);
       for (const row of rows) await this.startRelay(row);
     } catch (err) {
       this.logger.warn(`relays of ${stationId} not started: ${(err as Error).message}`);
@@ -305,7 +295,7 @@ export class RelaysService implements OnModuleInit, OnModuleDestroy, BeforeAppli
     if (!this.live.has(stationId)) return;
     this.stopRelay(stationId, relayId);
     try {
-      const row = await this.repo.findOneBy({ id: relayId });
+      const row = await this.repo.findById(relayId);
       if (row?.enabled) await this.startRelay(row);
     } catch (err) {
       this.logger.warn(`relay ${relayId} not restarted: ${(err as Error).message}`);

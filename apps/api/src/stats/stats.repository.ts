@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ClientKind, ListeningSource, ListeningTransport } from '@radiobroadcaster/contracts';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import type { LengthHistogram } from './stats-math.js';
 
 export interface SessionRow {
@@ -58,7 +58,18 @@ export interface DimTotals {
 
 type Db = DataSource | EntityManager;
 
-/** Listening sessions, broadcasts and their rollups; all SQL of the stats module. */
+/**
+ * Listening sessions, broadcasts and their rollups; all SQL of the stats module.
+ *
+ * Plain reads, updates and deletes go through TypeORM's QueryBuilder (these tables have no entities:
+ * the builder works on table names and returns raw rows). SQL stays where it is the clearer tool and
+ * the builder would only wrap strings: the time-bucket aggregations the charts read (`series`,
+ * `rawDims`, `rawMedian`, `hourDims`: date_trunc in the station's time zone, FILTER, percentile_cont,
+ * overlap arithmetic on intervals), the bulk rollup inserts (`unnest` of arrays: one statement and six
+ * parameters for 500 rows), an insert whose conflict target is a partial index (`openBroadcast`), an
+ * insert that reads the open broadcast in the same statement (`startSession`), UPDATE … FROM and
+ * NOT EXISTS (`closeSessionsOfDeadNodes`), and the advisory lock.
+ */
 @Injectable()
 export class StatsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
@@ -82,15 +93,22 @@ export class StatsRepository {
   // ---- nodes ----
 
   async heartbeat(nodeId: string): Promise<void> {
-    await this.db.query(
-      `INSERT INTO stats_nodes (node_id, seen_at) VALUES ($1, now())
-       ON CONFLICT (node_id) DO UPDATE SET seen_at = now()`,
-      [nodeId],
-    );
+    await this.db
+      .createQueryBuilder()
+      .insert()
+      .into('stats_nodes', ['node_id', 'seen_at'])
+      .values({ node_id: nodeId, seen_at: () => 'now()' })
+      .orUpdate(['seen_at'], ['node_id'])
+      .execute();
   }
 
   async forgetNode(nodeId: string): Promise<void> {
-    await this.db.query(`DELETE FROM stats_nodes WHERE node_id = $1`, [nodeId]);
+    await this.db
+      .createQueryBuilder()
+      .delete()
+      .from('stats_nodes')
+      .where('node_id = :nodeId', { nodeId })
+      .execute();
   }
 
   /** Sessions of nodes that stopped beating end at their node's last beat. */
@@ -122,54 +140,59 @@ export class StatsRepository {
   }
 
   async currentBroadcastId(stationId: string): Promise<string | null> {
-    const [row] = (await this.db.query(
-      `SELECT id FROM broadcasts WHERE station_id = $1 AND ended_at IS NULL`,
-      [stationId],
-    )) as { id: string }[];
+    const row = await this.db
+      .createQueryBuilder()
+      .select('id')
+      .from('broadcasts', 'b')
+      .where('station_id = :stationId AND ended_at IS NULL', { stationId })
+      .getRawOne<{ id: string }>();
     return row?.id ?? null;
   }
 
   /** Ends the open broadcast and every session still open on it. */
   async closeBroadcast(stationId: string): Promise<string | null> {
-    const [rows] = (await this.db.query(
-      `UPDATE broadcasts SET ended_at = now() WHERE station_id = $1 AND ended_at IS NULL RETURNING id`,
-      [stationId],
-    )) as [{ id: string }[], number];
-    await this.db.query(
-      `UPDATE listening_sessions SET ended_at = now() WHERE station_id = $1 AND ended_at IS NULL`,
-      [stationId],
-    );
-    return rows[0]?.id ?? null;
+    const ended = await this.db
+      .createQueryBuilder()
+      .update('broadcasts')
+      .set({ ended_at: () => 'now()' })
+      .where('station_id = :stationId AND ended_at IS NULL', { stationId })
+      .returning('id')
+      .execute();
+    await this.db
+      .createQueryBuilder()
+      .update('listening_sessions')
+      .set({ ended_at: () => 'now()' })
+      .where('station_id = :stationId AND ended_at IS NULL', { stationId })
+      .execute();
+    return (ended.raw as { id: string }[])[0]?.id ?? null;
   }
 
   async findBroadcast(id: string): Promise<BroadcastRow | null> {
-    const rows = await this.broadcastRows(`WHERE id = $1`, [id]);
+    const rows = await this.broadcastRows(this.db, (q) => q.where('id = :id', { id }));
     return rows[0] ?? null;
   }
 
   /** Broadcasts that overlap [from, to), newest first. */
   broadcastsBetween(stationId: string, from: Date, to: Date, limit = 100): Promise<BroadcastRow[]> {
-    return this.broadcastRows(
-      `WHERE station_id = $1 AND started_at < $3 AND coalesce(ended_at, now()) >= $2
-       ORDER BY started_at DESC LIMIT $4`,
-      [stationId, from, to, limit],
+    return this.broadcastRows(this.db, (q) =>
+      q
+        .where('station_id = :stationId', { stationId })
+        .andWhere('started_at < :to AND coalesce(ended_at, now()) >= :from', { from, to })
+        .orderBy('started_at', 'DESC')
+        .limit(limit),
     );
   }
 
   /** Broadcasts whose summary may have changed (open, or ended in the last minutes). */
   recentBroadcasts(m: Db): Promise<BroadcastRow[]> {
-    return this.broadcastRows(
-      `WHERE ended_at IS NULL OR ended_at > now() - interval '10 minutes'`,
-      [],
-      m,
+    return this.broadcastRows(m, (q) =>
+      q.where(`ended_at IS NULL OR ended_at > now() - interval '10 minutes'`),
     );
   }
 
   broadcastsOverlapping(m: Db, from: Date, to: Date): Promise<BroadcastRow[]> {
-    return this.broadcastRows(
-      `WHERE started_at < $2 AND coalesce(ended_at, now()) >= $1`,
-      [from, to],
-      m,
+    return this.broadcastRows(m, (q) =>
+      q.where('started_at < :to AND coalesce(ended_at, now()) >= :from', { from, to }),
     );
   }
 
@@ -181,19 +204,38 @@ export class StatsRepository {
       'peakListeners' | 'listenerSeconds' | 'sessions' | 'medianSessionSeconds'
     >,
   ): Promise<void> {
-    await m.query(
-      `UPDATE broadcasts SET peak_listeners = $2, listener_seconds = $3, sessions = $4,
-         median_session_seconds = $5 WHERE id = $1`,
-      [id, s.peakListeners, s.listenerSeconds, s.sessions, s.medianSessionSeconds],
-    );
+    await m
+      .createQueryBuilder()
+      .update('broadcasts')
+      .set({
+        peak_listeners: s.peakListeners,
+        listener_seconds: s.listenerSeconds,
+        sessions: s.sessions,
+        median_session_seconds: s.medianSessionSeconds,
+      })
+      .where('id = :id', { id })
+      .execute();
   }
 
-  private async broadcastRows(where: string, params: unknown[], m: Db = this.db) {
-    const rows = (await m.query(
-      `SELECT id, station_id, started_at, ended_at, peak_listeners, listener_seconds, sessions,
-         median_session_seconds FROM broadcasts ${where}`,
-      params,
-    )) as {
+  /** Broadcast rows as `filter` narrows (and orders) them. */
+  private async broadcastRows(
+    m: Db,
+    filter: (q: SelectQueryBuilder<ObjectLiteral>) => SelectQueryBuilder<ObjectLiteral>,
+  ): Promise<BroadcastRow[]> {
+    const query = m
+      .createQueryBuilder()
+      .select([
+        'id',
+        'station_id',
+        'started_at',
+        'ended_at',
+        'peak_listeners',
+        'listener_seconds',
+        'sessions',
+        'median_session_seconds',
+      ])
+      .from('broadcasts', 'b');
+    const rows = (await filter(query).getRawMany()) as {
       id: string;
       station_id: string;
       started_at: Date;
@@ -236,20 +278,23 @@ export class StatsRepository {
 
   /** Idempotent: the first end wins (a DELETE and the engine's own event may both report it). */
   async endSession(id: string): Promise<void> {
-    await this.db.query(
-      `UPDATE listening_sessions SET ended_at = now() WHERE id = $1 AND ended_at IS NULL`,
-      [id],
-    );
+    await this.db
+      .createQueryBuilder()
+      .update('listening_sessions')
+      .set({ ended_at: () => 'now()' })
+      .where('id = :id AND ended_at IS NULL', { id })
+      .execute();
   }
 
   /** Sessions that overlap [from, to), open ones included. */
   async sessionsOverlapping(m: Db, from: Date, to: Date): Promise<SessionRow[]> {
-    const rows = (await m.query(
-      `SELECT station_id, broadcast_id, started_at, ended_at, transport, source, domain, client
-       FROM listening_sessions
-       WHERE started_at < $2 AND (ended_at IS NULL OR ended_at >= $1)`,
-      [from, to],
-    )) as {
+    const rows = (await m
+      .createQueryBuilder()
+      .select(['station_id', 'broadcast_id', 'started_at', 'ended_at'])
+      .addSelect(['transport', 'source', 'domain', 'client'])
+      .from('listening_sessions', 's')
+      .where('started_at < :to AND (ended_at IS NULL OR ended_at >= :from)', { from, to })
+      .getRawMany()) as {
       station_id: string;
       broadcast_id: string | null;
       started_at: Date;
@@ -275,7 +320,7 @@ export class StatsRepository {
 
   /** Replaces the minute rows of [from, to) with `rows` (zero minutes are simply absent). */
   async replaceMinutes(m: Db, from: Date, to: Date, rows: MinuteRow[]): Promise<void> {
-    await m.query(`DELETE FROM listening_minutes WHERE minute >= $1 AND minute < $2`, [from, to]);
+    await this.deleteBetween(m, 'listening_minutes', 'minute', from, to);
     for (const chunk of chunks(rows, 500)) {
       await m.query(
         `INSERT INTO listening_minutes (station_id, minute, peak_listeners, listener_seconds, sessions)
@@ -292,8 +337,8 @@ export class StatsRepository {
   }
 
   async replaceHours(m: Db, from: Date, to: Date, rows: HourRow[], dims: DimRow[]): Promise<void> {
-    await m.query(`DELETE FROM listening_hours WHERE hour >= $1 AND hour < $2`, [from, to]);
-    await m.query(`DELETE FROM listening_hour_dims WHERE hour >= $1 AND hour < $2`, [from, to]);
+    await this.deleteBetween(m, 'listening_hours', 'hour', from, to);
+    await this.deleteBetween(m, 'listening_hour_dims', 'hour', from, to);
     for (const chunk of chunks(rows, 500)) {
       await m.query(
         `INSERT INTO listening_hours (station_id, hour, peak_listeners, listener_seconds, sessions, length_histogram)
@@ -324,12 +369,33 @@ export class StatsRepository {
     }
   }
 
+  /** Deletes the rows of `table` whose `column` lies in [from, to). */
+  private async deleteBetween(
+    m: Db,
+    table: string,
+    column: 'minute' | 'hour',
+    from: Date,
+    to: Date,
+  ): Promise<void> {
+    await m
+      .createQueryBuilder()
+      .delete()
+      .from(table)
+      .where(`${column} >= :from AND ${column} < :to`, { from, to })
+      .execute();
+  }
+
   async maxMinutePeak(m: Db, stationId: string, from: Date, to: Date): Promise<number> {
-    const [row] = (await m.query(
-      `SELECT coalesce(max(peak_listeners), 0)::int AS peak FROM listening_minutes
-       WHERE station_id = $1 AND minute >= date_trunc('minute', $2::timestamptz) AND minute < $3`,
-      [stationId, from, to],
-    )) as { peak: number }[];
+    const row = await m
+      .createQueryBuilder()
+      .select('coalesce(max(peak_listeners), 0)::int', 'peak')
+      .from('listening_minutes', 'lm')
+      .where('station_id = :stationId', { stationId })
+      .andWhere(`minute >= date_trunc('minute', CAST(:from AS timestamptz)) AND minute < :to`, {
+        from,
+        to,
+      })
+      .getRawOne<{ peak: number }>();
     return row!.peak;
   }
 
@@ -421,22 +487,29 @@ export class StatsRepository {
   }
 
   async hourHistograms(stationId: string, from: Date, to: Date): Promise<LengthHistogram[]> {
-    const rows = (await this.db.query(
-      `SELECT length_histogram AS h FROM listening_hours WHERE station_id = $1 AND hour >= $2 AND hour < $3`,
-      [stationId, from, to],
-    )) as { h: LengthHistogram }[];
+    const rows = await this.db
+      .createQueryBuilder()
+      .select('length_histogram', 'h')
+      .from('listening_hours', 'lh')
+      .where('station_id = :stationId AND hour >= :from AND hour < :to', { stationId, from, to })
+      .getRawMany<{ h: LengthHistogram }>();
     return rows.map((r) => r.h);
   }
 
   async prune(m: Db, rawDays: number): Promise<void> {
-    await m.query(
-      `DELETE FROM listening_sessions WHERE ended_at < now() - make_interval(days => $1)`,
-      [rawDays],
-    );
-    await m.query(
-      `DELETE FROM listening_minutes WHERE minute < now() - make_interval(days => $1)`,
-      [rawDays],
-    );
+    const before = 'now() - make_interval(days => :rawDays)';
+    await m
+      .createQueryBuilder()
+      .delete()
+      .from('listening_sessions')
+      .where(`ended_at < ${before}`, { rawDays })
+      .execute();
+    await m
+      .createQueryBuilder()
+      .delete()
+      .from('listening_minutes')
+      .where(`minute < ${before}`, { rawDays })
+      .execute();
   }
 }
 
