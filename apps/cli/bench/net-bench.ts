@@ -58,6 +58,12 @@ const CONCURRENCY = Number(values.concurrency);
 const CHROMIUM = values.clients === 'chromium';
 
 const SHIM = join(bench.BENCH_PATHS.root, 'apps/cli/bench/dist/netem-shim.js');
+/** The nftables loss rules, one copy with the SFU bench's listener host (built by npm run build:bench). */
+const { lossRules } = (await import(
+  join(bench.BENCH_PATHS.root, 'apps/sfu/bench/dist/bench/loss-rules.js')
+)) as {
+  lossRules: (dev: string, percent: number, table: { name: string; priority: number }) => string;
+};
 
 const NET_ID = Number(values['net-id']);
 const ID = NET_ID ? String(NET_ID) : '';
@@ -177,15 +183,7 @@ function applyNetem(p: Profile): void {
  */
 function applyNftLoss(p: Profile): void {
   for (const l of LINKS.filter((x) => x.name !== 'mgmt')) {
-    const n = Math.round(p.lossPercent * 100);
-    const rules =
-      `table inet rbnet\ndelete table inet rbnet\n` +
-      `table inet rbnet {\n` +
-      `  chain in {\n    type filter hook input priority -10; policy accept;\n` +
-      `    iifname "${l.bIf}" numgen random mod 10000 < ${n} counter drop\n  }\n` +
-      `  chain out {\n    type filter hook output priority -10; policy accept;\n` +
-      `    oifname "${l.bIf}" numgen random mod 10000 < ${n} counter drop\n  }\n` +
-      `}\n`;
+    const rules = lossRules(l.bIf, p.lossPercent, { name: 'rbnet', priority: -10 });
     execFileSync('ip', ['netns', 'exec', l.b!, 'nft', '-f', '-'], { input: rules });
   }
 }

@@ -24,6 +24,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { lossRules } from './loss-rules.js';
 
 export interface ListenerHost {
   /** The namespace the listeners run in (`ip netns exec <ns> …`). */
@@ -70,25 +71,6 @@ table inet rbsink {
 
 /** The nftables table that loses packets on the listeners' link ({@link ListenerHost.impair}). */
 export const LOSS_TABLE = ['inet', 'rbloss'] as const;
-
-/** Replaces the loss table: `percent` % (to 0.01 %) of the packets in and out of `dev` dropped. */
-export function lossRules(dev: string, percent: number): string {
-  const n = Math.round(percent * 100);
-  return `
-table inet rbloss
-delete table inet rbloss
-table inet rbloss {
-  chain in {
-    type filter hook input priority -310; policy accept;
-    iifname "${dev}" numgen random mod 10000 < ${n} counter drop
-  }
-  chain out {
-    type filter hook output priority -310; policy accept;
-    oifname "${dev}" numgen random mod 10000 < ${n} counter drop
-  }
-}
-`;
-}
 
 const run = (cmd: string, args: string[], input?: string) =>
   execFileSync(cmd, args, { input, stdio: ['pipe', 'pipe', 'pipe'] }).toString();
@@ -170,7 +152,11 @@ export function openListenerHost(cpu: number, payloadType: number): ListenerHost
       } catch {
         // not impaired before
       }
-      run('ip', ['netns', 'exec', ns, 'nft', '-f', '-'], lossRules(lstDev, lossPercent));
+      run(
+        'ip',
+        ['netns', 'exec', ns, 'nft', '-f', '-'],
+        lossRules(lstDev, lossPercent, { name: LOSS_TABLE[1], priority: -310 }),
+      );
       return { in: counts[0] ?? 0, out: counts[1] ?? 0 };
     },
     close: () => {
