@@ -128,7 +128,7 @@ export async function cliBroadcastTone(opts: {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       fail(new Error(`the CLI did not go live in time:\n${output}`));
-    }, opts.timeoutMs ?? 15_000);
+    }, opts.timeoutMs ?? 30_000);
     child.stderr!.on('data', (c: Buffer) => {
       output += c.toString();
       if (/^live \(connected/m.test(output)) {
