@@ -30,14 +30,16 @@ const shared = {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
 };
 /**
- * e2e files run one at a time: network namespaces, nftables and coturn relays (test/net), and the
+ * e2e files run one at a time: network namespaces, nftables and coturn relays (test/net), the
  * files that time failover, drain and shutdown against grace windows, or count one-port consent
- * checks, which a second heavy file beside them on 2 cores would make flaky.
+ * checks, and the files that hold the product to a latency of 2 s or less (a second MP3 listener's
+ * first bytes within 1 s, now playing and the live state at the listener within 2 s), which a second
+ * heavy file beside them on 2 cores would make flaky.
  */
 export const E2E_SERIAL = [
   '/test/net/.+\\.(spec|test)\\.ts$',
-  '/test/e2e/(cluster|crash-recovery|sfu-drain|shutdown)\\.test\\.ts$',
-  '/test/browser/(one-port-consent|ice-tcp)\\.test\\.ts$',
+  '/test/e2e/(cluster|crash-recovery|sfu-drain|shutdown|http-listen)\\.test\\.ts$',
+  '/test/browser/(one-port-consent|ice-tcp|web-listen|web-studio)\\.test\\.ts$',
 ];
 const e2eSet = process.env.RB_E2E_SET;
 const e2eFiles =

@@ -131,6 +131,7 @@ describe('tutorial snippets play a live station from another origin', () => {
           { hostSelector: 'radio-player', audioSelector: 'audio' },
           TONE_HZ,
           3000,
+          20,
         );
         expect(atTone).toBeGreaterThanOrEqual(20);
         expect(problems).toEqual([]);

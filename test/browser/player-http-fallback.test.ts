@@ -30,8 +30,9 @@ const AUDIO = '[data-testid=station-audio]';
 const signedUrl = (api: string, user: string, slug: string, ext: string) =>
   new RegExp(`^${api}/listen/${user}/${slug}\\.${ext}\\?t=[\\w-]+\\.[\\w-]+$`);
 
-const elementToneProminence = (page: Page, freq: number, ms = 3000): Promise<number> =>
-  toneProminence(page, { audioSelector: AUDIO }, freq, ms);
+/** The tone's prominence in the `<audio>` element, once it stands more than 20 dB out (or the best over 3 s). */
+const elementToneProminence = (page: Page, freq: number): Promise<number> =>
+  toneProminence(page, { audioSelector: AUDIO }, freq, 3000, 20);
 
 describe('player: HTTP fallback when WebRTC cannot connect', () => {
   let app: TestApp;

@@ -163,7 +163,13 @@ describe('<radio-player>: a join that does not get through', () => {
     );
     expect(whepPosts()).toBe(3);
     expect(
-      await toneProminence(page, { hostSelector: 'radio-player', audioSelector: 'audio' }, TONE_HZ),
+      await toneProminence(
+        page,
+        { hostSelector: 'radio-player', audioSelector: 'audio' },
+        TONE_HZ,
+        3000,
+        20,
+      ),
     ).toBeGreaterThan(20);
     expect(await inPlayer(page, (r) => r.querySelector('.message')?.textContent)).toBe(
       'Playing live',

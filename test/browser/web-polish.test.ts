@@ -113,7 +113,12 @@ describe('first impressions, consistency and honest states', () => {
 
   it('home with /api unreachable: an error with Retry instead of "Loading stations…", then the list', async () => {
     const page = await newPage();
-    await page.route('**/api/stations/discover', (route) => route.abort('connectionrefused'));
+    // The API stays unreachable until the click on Retry: the page's own refetch would otherwise
+    // bring the list back while the audit runs (a loaded machine takes seconds), and Retry with it.
+    let reachable = false;
+    await page.route('**/api/stations/discover', (route) =>
+      reachable ? route.continue() : route.abort('connectionrefused'),
+    );
     await page.goto(`${app.url}/`);
     const error = page.getByTestId('load-error');
     await error.waitFor();
@@ -123,8 +128,10 @@ describe('first impressions, consistency and honest states', () => {
     await error.scrollIntoViewIfNeeded();
     await auditAndShoot(page, 'home-api-unreachable');
 
-    await page.unroute('**/api/stations/discover');
-    await page.getByTestId('load-retry').click();
+    const retry = page.getByTestId('load-retry');
+    await retry.waitFor();
+    reachable = true;
+    await retry.click();
     await page.getByTestId('live-stations').getByText('Night Owl Radio').waitFor();
     expect(await page.getByTestId('load-error').count()).toBe(0);
     await auditAndShoot(page, 'home');

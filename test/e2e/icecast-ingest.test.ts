@@ -61,9 +61,9 @@ describe('Icecast-protocol ingest (ffmpeg → /ingest → WebRTC listener)', () 
   const waitStatus = (id: string, status: Station['status'], ms = 15_000) =>
     waitUntil(async () => (await current(id)).status === status, ms, `station ${status}`);
 
-  /** A WebRTC listener hears `frequency` (and not the others) on the station. */
+  /** A WebRTC listener hears `frequency` (and not the others) on the station: 2 s of it. */
   const expectTone = async (s: RadioStation, frequency: number) => {
-    const packets = await listenWebRtc(api.url, s.id, 4000);
+    const packets = await listenWebRtc(api.url, s.id, 2500);
     expect(packets.length).toBeGreaterThan(50);
     const pcm = decodeOpusMono(packets).subarray(48000 / 2); // past the decoder's start
     const { at, elsewhere } = toneCheck(pcm, frequency);

@@ -79,7 +79,9 @@ export function screenshotPath(name: string): string {
 
 /**
  * Listens to a MediaStream in the page through a WebAudio analyser and returns how far the
- * tone's frequency bin stands above the spectrum's median (dB), the best over `ms`.
+ * tone's frequency bin stands above the spectrum's median (dB), the best over `ms`; with
+ * `above`, it returns as soon as that best exceeds `above` (a test asserting "at least X" needs
+ * no more listening than that; one asserting a maximum, or comparing two tones, listens the whole `ms`).
  * The stream is the `srcObject` of the `<audio>` matched by `audioSelector` (inside the shadow
  * root of `hostSelector` when given), or, for an element playing a URL (the HTTP stream), the
  * element's own output. No eval, so it works under the pages' strict CSP.
@@ -89,9 +91,10 @@ export async function toneProminence(
   where: { audioSelector: string; hostSelector?: string },
   freq: number,
   ms = 3000,
+  above = Infinity,
 ): Promise<number> {
   return page.evaluate(
-    async ({ where, freq, ms }) => {
+    async ({ where, freq, ms, above }) => {
       const root: ParentNode | null | undefined = where.hostSelector
         ? document.querySelector(where.hostSelector)?.shadowRoot
         : document;
@@ -119,11 +122,13 @@ export async function toneProminence(
           .sort((a, b) => a - b);
         const median = sorted[Math.floor(sorted.length / 2)] ?? -200;
         if (Number.isFinite(peak)) best = Math.max(best, peak - median);
+        if (above !== null && best > above) break;
       }
       await ctx.close();
       return best;
     },
-    { where, freq, ms },
+    // JSON carries no Infinity: null means listen the whole `ms`.
+    { where, freq, ms, above: Number.isFinite(above) ? above : null },
   );
 }
 

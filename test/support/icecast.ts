@@ -3,12 +3,11 @@
  * optional `<relay>`s pulling from elsewhere, and a Shoutcast-protocol source port (`port + 1`).
  * Runs as `nobody` when the tests run as root (icecast refuses root).
  */
-import http from 'node:http';
+import http, { createServer, type Server } from 'node:http';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freeLoopbackPort } from '../../apps/api/testing/test-app.js';
 
 export const ICECAST = process.env.ICECAST_PATH ?? '/usr/bin/icecast2';
 
@@ -46,16 +45,43 @@ export interface IcecastStatus {
 const xml = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-async function freeAdjacentPorts(): Promise<number> {
-  // The Shoutcast source port is port + 1: find a pair that is free.
-  for (let i = 0; i < 20; i++) {
-    const port = await freeLoopbackPort();
-    const next = await freeLoopbackPort();
-    if (next === port + 1) return port;
-    if (port % 2 === 0) return port; // fine in practice: ephemeral ports are rarely taken in pairs
-  }
-  return freeLoopbackPort();
+/** A server listening on 127.0.0.1:`port`, or null when the port is taken. */
+function tryListen(port: number): Promise<Server | null> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(null));
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
 }
+
+const closeServer = (s: Server) => new Promise<void>((ok) => s.close(() => ok()));
+
+/**
+ * A port whose next one (the Shoutcast source port) is free too, both checked at once, and below
+ * the kernel's ephemeral range: icecast2 listens there after this process let go of it, and a port
+ * the kernel hands out for outgoing connections and `listen(0)` (every test file running beside this
+ * one makes hundreds) could be taken in between; it is also listened on again when a test restarts
+ * icecast2 on the same port.
+ */
+async function freeAdjacentPorts(): Promise<number> {
+  const [ephemeralLow] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+    .trim()
+    .split(/\s+/)
+    .map(Number);
+  const high = Math.min(ephemeralLow ?? 32768, 32768) - 2;
+  for (let i = 0; i < 100; i++) {
+    const port = 20_000 + 2 * Math.floor((Math.random() * (high - 20_000)) / 2);
+    const a = await tryListen(port);
+    const b = a && (await tryListen(port + 1));
+    if (a) await closeServer(a);
+    if (b) await closeServer(b);
+    if (a && b) return port;
+  }
+  throw new Error('no two adjacent free loopback ports between 20000 and the ephemeral range');
+}
+
+/** icecast2 could not listen on its port. */
+class PortTaken extends Error {}
 
 export async function startIcecast(
   opts: {
@@ -66,7 +92,21 @@ export async function startIcecast(
     sourcePassword?: string;
   } = {},
 ): Promise<Icecast> {
-  const port = opts.port ?? (await freeAdjacentPorts());
+  if (opts.port !== undefined) return startIcecastOn(opts.port, opts);
+  // A port found free can still be taken before icecast2 binds it: then try other ones.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startIcecastOn(await freeAdjacentPorts(), opts);
+    } catch (e) {
+      if (attempt === 3 || !(e instanceof PortTaken)) throw e;
+    }
+  }
+}
+
+async function startIcecastOn(
+  port: number,
+  opts: { relays?: IcecastRelayConfig[]; shoutcastMount?: string; sourcePassword?: string },
+): Promise<Icecast> {
   const dir = mkdtempSync(join(tmpdir(), 'icecast-'));
   chmodSync(dir, 0o777);
   const sourcePassword = opts.sourcePassword ?? `src-${Math.random().toString(36).slice(2)}`;
@@ -114,7 +154,10 @@ export async function startIcecast(
   const url = `http://127.0.0.1:${port}`;
   const end = Date.now() + 10_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`icecast2 exited at start:\n${out}`);
+    if (child.exitCode !== null) {
+      const Failure = /could not create listener socket/i.test(out) ? PortTaken : Error;
+      throw new Failure(`icecast2 exited at start:\n${out}`);
+    }
     try {
       const res = await fetch(`${url}/status-json.xsl`);
       if (res.ok) break;

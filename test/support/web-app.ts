@@ -128,7 +128,7 @@ export async function cliBroadcastTone(opts: {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       fail(new Error(`the CLI did not go live in time:\n${output}`));
-    }, opts.timeoutMs ?? 15_000);
+    }, opts.timeoutMs ?? 30_000);
     child.stderr!.on('data', (c: Buffer) => {
       output += c.toString();
       if (/^live \(connected/m.test(output)) {
@@ -157,10 +157,17 @@ export async function cliBroadcastTone(opts: {
  * The loudest short-term RMS (dBFS) of the MediaStream played by the `<audio>` at `audioSelector`,
  * measured through a WebAudio analyser every ~20 ms over `ms`. Silence gives about -100 or less; no
  * stream gives -Infinity. Suits bursty sources such as Chromium's fake microphone (short beeps).
+ * With `aboveDbfs`, it returns as soon as the level exceeds it (for tests asserting "louder than").
  */
-export async function audioLevel(page: Page, audioSelector: string, ms = 3000): Promise<number> {
+export async function audioLevel(
+  page: Page,
+  audioSelector: string,
+  ms = 3000,
+  aboveDbfs?: number,
+): Promise<number> {
+  const above = aboveDbfs === undefined ? null : 10 ** ((aboveDbfs + 0.01) / 20);
   const level = await page.evaluate(
-    async ({ audioSelector, ms }) => {
+    async ({ audioSelector, ms, above }) => {
       const el = document.querySelector(audioSelector) as HTMLMediaElement | null;
       const stream = (el?.srcObject as MediaStream | null | undefined) ?? null;
       if (!stream || stream.getAudioTracks().length === 0) return null;
@@ -179,11 +186,12 @@ export async function audioLevel(page: Page, audioSelector: string, ms = 3000): 
         let sum = 0;
         for (const v of data) sum += v * v;
         best = Math.max(best, Math.sqrt(sum / data.length));
+        if (above !== null && best > above) break;
       }
       await ctx.close();
       return best;
     },
-    { audioSelector, ms },
+    { audioSelector, ms, above },
   );
   if (level === null) return -Infinity;
   return level > 0 ? 20 * Math.log10(level) : -200;
