@@ -39,7 +39,14 @@ const now = () => performance.timeOrigin + performance.now();
 type ToClient = { type: 'start'; seconds: number } | { type: 'collect' } | { type: 'exit' };
 type FromClient =
   | { type: 'ready'; connected: number; failed: number; rssMiB: number }
-  | { type: 'sent'; messages: number; refused: number; reactions: number }
+  | {
+      type: 'sent';
+      messages: number;
+      refused: number;
+      /** Refusals by error tag. */
+      reasons: Record<string, number>;
+      reactions: number;
+    }
   | {
       type: 'arrivals';
       /** Message tag → latencies (ms) at this process's clients. */
@@ -147,6 +154,7 @@ async function client(plan: ClientPlan): Promise<void> {
     if (msg.type === 'start') {
       let sent = 0;
       let refused = 0;
+      const reasons: Record<string, number> = {};
       let reactions = 0;
       const timers: NodeJS.Timeout[] = [];
       chatters.forEach((ws, i) => {
@@ -155,7 +163,11 @@ async function client(plan: ClientPlan): Promise<void> {
           const text = `bench ${process.pid}x${i}-${seq++} ${now()}`;
           emit(ws, CHAT_EVENTS.send, { stationId: plan.stationId, text }, (body) => {
             if (body.includes('"ok":true')) sent++;
-            else refused++;
+            else {
+              refused++;
+              const tag = /"error":"([^"]+)"/.exec(body)?.[1] ?? 'other';
+              reasons[tag] = (reasons[tag] ?? 0) + 1;
+            }
           });
         }, 1000 / plan.chatRate);
         timers.push(t);
@@ -174,7 +186,7 @@ async function client(plan: ClientPlan): Promise<void> {
         const deadline = Date.now() + 30_000;
         const report = () => {
           if (acks.size > 0 && Date.now() < deadline) return void setTimeout(report, 100);
-          send({ type: 'sent', messages: sent, refused, reactions });
+          send({ type: 'sent', messages: sent, refused, reasons, reactions });
         };
         report();
       }, msg.seconds * 1000);
@@ -298,6 +310,16 @@ async function main(): Promise<void> {
   const env = clusterEnv(db.url, values.redis);
   const nodes: ApiProcess[] = [];
   const children: ChildProcess[] = [];
+  // Stopped by a signal: the nodes and clients go too.
+  process.once('exit', () => {
+    for (const c of children) c.kill();
+    for (const n of nodes)
+      try {
+        process.kill(n.pid);
+      } catch {
+        // gone
+      }
+  });
   try {
     nodes.push(await startApi(env, 0, host?.hostIp));
     nodes.push(await startApi(env, 1, host?.hostIp));
@@ -374,6 +396,9 @@ async function main(): Promise<void> {
     reached.sort((x, y) => x - y);
     const accepted = sent.reduce((n, s) => n + s.messages, 0);
     const refused = sent.reduce((n, s) => n + s.refused, 0);
+    const reasons: Record<string, number> = {};
+    for (const s of sent)
+      for (const [k, v] of Object.entries(s.reasons)) reasons[k] = (reasons[k] ?? 0) + v;
     const pressed = sent.reduce((n, s) => n + s.reactions, 0);
     const within1s = reached.filter((r) => r <= 1000).length;
     const bursts = arrivals.reduce((n, a) => n + a.bursts, 0);
@@ -382,7 +407,15 @@ async function main(): Promise<void> {
       `\n${table(
         ['figure', 'value'],
         [
-          ['messages accepted / refused', `${fmt(accepted)} / ${fmt(refused)}`],
+          [
+            'messages accepted / refused',
+            `${fmt(accepted)} / ${fmt(refused)}` +
+              (refused
+                ? ` (${Object.entries(reasons)
+                    .map(([k, v]) => `${k} ${fmt(v)}`)
+                    .join(', ')})`
+                : ''),
+          ],
           ['reactions pressed', fmt(pressed)],
           [
             'delivery p50 / p99 over all deliveries (ms)',
