@@ -45,7 +45,16 @@ await Promise.all([
     outdir: 'dist',
     chunkNames: 'chunks/[name]-[hash]',
   }),
-  // Player chat (issue 27): a chunk of its own, loaded by the element only when the owner turns it on.
+  // Who is listening (issue 27): a chunk of its own with the player's socket.io connection, loaded by
+  // the element where it fits.
+  build({
+    ...common,
+    entryPoints: ['src/presence.ts'],
+    format: 'esm',
+    outfile: 'dist/player-presence.mjs',
+  }),
+  // Player chat (issue 27): a chunk of its own on the presence chunk's connection, loaded by the
+  // element only when the owner turns it on.
   build({
     ...common,
     entryPoints: ['src/chat.ts'],

@@ -2,7 +2,8 @@
  * `<radio-player>` with chat, embedded on another origin at 400×600 in Debian's Chromium, against
  * the real API serving the built player: the chat chunk (`/player-chat.mjs`) is loaded only once the
  * owner turns player chat on; the guest picks a name and chats over socket.io from the foreign
- * origin; a site the owner does not list gets no chat. Needs `npm run build`.
+ * origin; the player lists who is listening (named listeners, "in chat", guests) as the station page
+ * does, pushed; a site the owner does not list gets no chat. Needs `npm run build`.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
@@ -10,6 +11,8 @@ import type { Browser, Page } from 'playwright-core';
 import type { ChatHistoryResponse } from '@radiobroadcaster/contracts';
 import type { TestApp, TestUser } from '../../apps/api/testing/test-app.js';
 import { signUp } from '../../apps/api/testing/test-app.js';
+import { connectSocket, emitAck } from '../../apps/api/testing/sockets.js';
+import type { Socket } from 'socket.io-client';
 import { launchChromium, screenshotPath } from '../support/browser.js';
 import { strictCsp } from '../support/player-site.js';
 import { createStation, startWebApp, until } from '../support/web-app.js';
@@ -22,6 +25,7 @@ describe('player chat on another site', () => {
   let site: Server;
   let siteUrl: string;
   const pages: Page[] = [];
+  const sockets: Socket[] = [];
 
   const settings = (body: Record<string, unknown>) =>
     fetch(`${app.url}/api/stations/chat/settings`, {
@@ -71,6 +75,7 @@ describe('player chat on another site', () => {
   }, 60_000);
 
   afterAll(async () => {
+    for (const s of sockets) s.disconnect();
     for (const p of pages) await p.context().close();
     await browser?.close();
     await app?.close();
@@ -122,6 +127,52 @@ describe('player chat on another site', () => {
     await page.screenshot({ path: screenshotPath('player-chat-400x600') });
     if (process.env.SHOTS_DIR)
       await page.screenshot({ path: `${process.env.SHOTS_DIR}/player-chat-400x600.png` });
+  });
+
+  it('lists who is listening, pushed: a visible listener appears and leaves, a chatting guest is "in chat"', async () => {
+    // The earlier players (and their guest) leave first.
+    for (const p of pages.splice(0)) await p.context().close();
+    const { page, chunks } = await open();
+    const player = page.locator('radio-player');
+    const who = player.getByRole('region', { name: 'Who is listening' });
+    // The guest of the previous test is gone; this player's own guest names itself.
+    const input = player.getByPlaceholder('Pick a name to chat');
+    await input.fill('Lamplighter');
+    await player.getByRole('button', { name: 'Join' }).click();
+    await player.getByPlaceholder('Message as Lamplighter').waitFor();
+    const me = who.getByRole('listitem').filter({ hasText: 'Lamplighter' });
+    await me.getByText('in chat').waitFor();
+    expect(chunks.some((u) => u.includes('player-chat'))).toBe(true);
+
+    // A signed-in listener who chose to be visible starts listening elsewhere: pushed here.
+    const alice = await signUp(app.url, 'alicelistens');
+    const aliceName = `User ${alice.username}`;
+    const visible = await fetch(`${app.url}/api/account/presence`, {
+      method: 'PUT',
+      headers: { ...alice.auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ visible: true }),
+    });
+    expect(visible.status).toBe(200);
+    const socket = await connectSocket(app.url, sockets, alice.token);
+    expect(await emitAck(socket, 'station:join', { stationId })).toMatchObject({ ok: true });
+    expect(await emitAck(socket, 'presence:state', { stationId, playing: true })).toMatchObject({
+      ok: true,
+    });
+    const aliceRow = who.getByRole('listitem').filter({ hasText: aliceName });
+    await aliceRow.getByText('listening').waitFor();
+    // Listening first, then those in chat.
+    expect(await who.getByRole('listitem').allTextContents()).toEqual([
+      `${aliceName[0]}${aliceName}listening`,
+      'LLamplighterin chat',
+    ]);
+    await page.screenshot({ path: screenshotPath('player-presence-400x600') });
+    if (process.env.SHOTS_DIR)
+      await page.screenshot({ path: `${process.env.SHOTS_DIR}/player-presence-400x600.png` });
+
+    // She leaves: gone from the list.
+    socket.disconnect();
+    await aliceRow.waitFor({ state: 'detached' });
+    await me.waitFor();
   });
 
   it('refuses chat from a site the owner does not list', async () => {

@@ -89,7 +89,7 @@ describe('live together: presence, chat and moderation in the browser', () => {
     console.log(`presence: alice listed in the studio ${ms} ms after her page was opened`);
     expect(await personIn(studio, 'User alice').getAttribute('data-state')).toBe('chat');
     expect(await personIn(studio, 'User alice').textContent()).toContain('in chat');
-  });
+  }, 90_000);
 
   it('delivers a guest’s message to the others', async () => {
     const ctx = await browser.newContext({ viewport: { width: 390, height: 844 } });

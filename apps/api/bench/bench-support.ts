@@ -65,17 +65,21 @@ export interface ApiProcess {
 }
 
 /**
- * The built API (`npm run build` first) on a free port, logging at its default level to
- * /dev/null, no SFU shard threads (idle here).
+ * The built API (`npm run build` first) on a free port of `host` (loopback unless a bench's own
+ * network namespace link), logging at its default level to /dev/null, no SFU shard threads (idle here).
  */
-export async function startApi(env: NodeJS.ProcessEnv, core?: number): Promise<ApiProcess> {
+export async function startApi(
+  env: NodeJS.ProcessEnv,
+  core?: number,
+  host = '127.0.0.1',
+): Promise<ApiProcess> {
   const port = await freePort();
   const child = spawnNode([API_MAIN], {
     core,
     env: {
       PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      HOST: host,
+      PUBLIC_URL: `http://${host}:${port}`,
       DATA_DIR: mkdtempSync(join(tmpdir(), 'rb-bench-')),
       AUTH_SECRET: randomBytes(32).toString('hex'),
       SFU_SHARDS: '0',
@@ -84,7 +88,7 @@ export async function startApi(env: NodeJS.ProcessEnv, core?: number): Promise<A
     },
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${host}:${port}`;
   await Promise.race([
     waitFor(`${url}/health/live`),
     exited.then(() => {

@@ -7,10 +7,14 @@
  * message, when 99 % of the clients had it (p99 over messages), the share of messages that reached
  * 99 % of clients within 1 s, the servers' CPU per 1,000 clients, and how many reaction messages each
  * client received a second (aggregation: a few, whatever the presses).
- * Options: --clients 10000 --seconds 20 --messages 20 --reactions 1000 --processes-per-node 2
- *          --pg <admin URL> --redis <URL>
+ * `--net netns` (the default as root with iproute2): the clients on a second host, a network namespace
+ * joined by a veth pair (as bench:sfu puts its listeners), with its own ephemeral ports (widened to
+ * 10000–65000) and each client process's file descriptor limit raised to the hard limit; the API
+ * nodes listen on the link's address. `--net loopback`: clients on this host's loopback.
+ * Options: --clients 10000 --seconds 20 --messages 20 --reactions 1000 --processes-per-node 1
+ *          --net netns|loopback --pg <admin URL> --redis <URL>
  */
-import { fork } from 'node:child_process';
+import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -34,8 +38,15 @@ const now = () => performance.timeOrigin + performance.now();
 
 type ToClient = { type: 'start'; seconds: number } | { type: 'collect' } | { type: 'exit' };
 type FromClient =
-  | { type: 'ready'; connected: number; failed: number }
-  | { type: 'sent'; messages: number; refused: number; reactions: number }
+  | { type: 'ready'; connected: number; failed: number; rssMiB: number }
+  | {
+      type: 'sent';
+      messages: number;
+      refused: number;
+      /** Refusals by error tag. */
+      reasons: Record<string, number>;
+      reactions: number;
+    }
   | {
       type: 'arrivals';
       /** Message tag → latencies (ms) at this process's clients. */
@@ -132,12 +143,18 @@ async function client(plan: ClientPlan): Promise<void> {
         ),
     ),
   );
-  send({ type: 'ready', connected: sockets.length, failed });
+  send({
+    type: 'ready',
+    connected: sockets.length,
+    failed,
+    rssMiB: process.memoryUsage().rss / 2 ** 20,
+  });
 
   process.on('message', (msg: ToClient) => {
     if (msg.type === 'start') {
       let sent = 0;
       let refused = 0;
+      const reasons: Record<string, number> = {};
       let reactions = 0;
       const timers: NodeJS.Timeout[] = [];
       chatters.forEach((ws, i) => {
@@ -146,7 +163,11 @@ async function client(plan: ClientPlan): Promise<void> {
           const text = `bench ${process.pid}x${i}-${seq++} ${now()}`;
           emit(ws, CHAT_EVENTS.send, { stationId: plan.stationId, text }, (body) => {
             if (body.includes('"ok":true')) sent++;
-            else refused++;
+            else {
+              refused++;
+              const tag = /"error":"([^"]+)"/.exec(body)?.[1] ?? 'other';
+              reasons[tag] = (reasons[tag] ?? 0) + 1;
+            }
           });
         }, 1000 / plan.chatRate);
         timers.push(t);
@@ -161,7 +182,13 @@ async function client(plan: ClientPlan): Promise<void> {
       });
       setTimeout(() => {
         for (const t of timers) clearInterval(t);
-        send({ type: 'sent', messages: sent, refused, reactions });
+        // The last acknowledgements may still be on their way (a loaded machine): up to 30 s more.
+        const deadline = Date.now() + 30_000;
+        const report = () => {
+          if (acks.size > 0 && Date.now() < deadline) return void setTimeout(report, 100);
+          send({ type: 'sent', messages: sent, refused, reasons, reactions });
+        };
+        report();
       }, msg.seconds * 1000);
     } else if (msg.type === 'collect') {
       send({ type: 'arrivals', latencies, bursts, connected: sockets.length });
@@ -169,6 +196,85 @@ async function client(plan: ClientPlan): Promise<void> {
       for (const s of sockets) s.terminate();
       process.exit(0);
     }
+  });
+}
+
+interface ClientHost {
+  ns: string;
+  /** The API nodes' address on the link. */
+  hostIp: string;
+  clientIp: string;
+  close(): void;
+}
+
+/** Why the clients cannot have a host of their own here, or null. */
+function netnsMissing(): string | null {
+  if (process.getuid?.() !== 0) return 'not root';
+  try {
+    execFileSync('ip', ['-V'], { stdio: 'ignore' });
+    return null;
+  } catch {
+    return 'iproute2 (ip) missing';
+  }
+}
+
+/** A second host for the clients: a network namespace joined to this one by a veth pair. */
+function openClientHost(): ClientHost {
+  const run = (cmd: string, args: string[]) =>
+    execFileSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+  const id = process.pid % 10000;
+  const ns = `rb-chat-clients-${process.pid}`;
+  const hostDev = `rbc${id}h`;
+  const clientDev = `rbc${id}c`;
+  // a /30 per benchmark process, out of 10.214.0.0/16
+  const base = [10, 214, (process.pid >> 6) & 0xff, (process.pid & 0x3f) * 4];
+  const hostIp = [...base.slice(0, 3), base[3]! + 1].join('.');
+  const clientIp = [...base.slice(0, 3), base[3]! + 2].join('.');
+  const inNs = (cmd: string, args: string[]) => run('ip', ['netns', 'exec', ns, cmd, ...args]);
+  let open = false;
+  const close = () => {
+    if (!open) return;
+    open = false;
+    try {
+      run('ip', ['netns', 'del', ns]); // takes the veth pair with it
+    } catch {
+      // already gone
+    }
+  };
+  try {
+    run('ip', ['netns', 'add', ns]);
+    open = true;
+    run('ip', ['link', 'add', hostDev, 'type', 'veth', 'peer', 'name', clientDev, 'netns', ns]);
+    run('ip', ['addr', 'add', `${hostIp}/30`, 'dev', hostDev]);
+    run('ip', ['link', 'set', hostDev, 'up']);
+    inNs('ip', ['addr', 'add', `${clientIp}/30`, 'dev', clientDev]);
+    inNs('ip', ['link', 'set', clientDev, 'up']);
+    inNs('ip', ['link', 'set', 'lo', 'up']);
+    // The namespace has ephemeral ports of its own: room for every client and then some.
+    inNs('sh', ['-c', 'echo "10000 65000" > /proc/sys/net/ipv4/ip_local_port_range']);
+  } catch (err) {
+    close();
+    const e = err as { stderr?: Buffer; message: string };
+    throw new Error(`client host: ${e.stderr?.toString().trim() || e.message}`);
+  }
+  const onSignal = (signal: NodeJS.Signals) => {
+    close();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('exit', close);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return { ns, hostIp, clientIp, close };
+}
+
+/** A client process: forked here, or run inside the clients' namespace with its fd limit raised. */
+function startClient(self: string, plan: ClientPlan, host: ClientHost | null): ChildProcess {
+  const args = ['--client', JSON.stringify(plan)];
+  if (!host) return fork(self, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // `ip netns exec` execs node in place, so the IPC channel's descriptor carries over.
+  const script = `ulimit -n "$(ulimit -Hn)"; exec ip netns exec "$0" "$@"`;
+  return spawn('sh', ['-c', script, host.ns, process.execPath, self, ...args], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
 }
 
@@ -183,7 +289,8 @@ async function main(): Promise<void> {
       seconds: { type: 'string', default: '20' },
       messages: { type: 'string', default: '20' },
       reactions: { type: 'string', default: '1000' },
-      'processes-per-node': { type: 'string', default: '2' },
+      'processes-per-node': { type: 'string', default: '1' },
+      net: { type: 'string' },
       ...CLUSTER_OPTIONS,
     },
   });
@@ -193,13 +300,29 @@ async function main(): Promise<void> {
   const reactRate = Number(values.reactions);
   const perNode = Number(values['processes-per-node']);
 
+  const missing = netnsMissing();
+  const net = values.net ?? (missing ? 'loopback' : 'netns');
+  if (net !== 'netns' && net !== 'loopback') throw new Error('--net: netns or loopback');
+  if (net === 'netns' && missing) throw new Error(`--net netns: ${missing}`);
+  const host = net === 'netns' ? openClientHost() : null;
+
   const db = await scratchDatabase(values.pg);
   const env = clusterEnv(db.url, values.redis);
   const nodes: ApiProcess[] = [];
-  const children: ReturnType<typeof fork>[] = [];
+  const children: ChildProcess[] = [];
+  // Stopped by a signal: the nodes and clients go too.
+  process.once('exit', () => {
+    for (const c of children) c.kill();
+    for (const n of nodes)
+      try {
+        process.kill(n.pid);
+      } catch {
+        // gone
+      }
+  });
   try {
-    nodes.push(await startApi(env, 0));
-    nodes.push(await startApi(env, 1));
+    nodes.push(await startApi(env, 0, host?.hostIp));
+    nodes.push(await startApi(env, 1, host?.hostIp));
     const seeded = await seedStation(nodes[0]!.url);
     const processes = nodes.length * perNode;
     // Within the per-client limits: a message a second per chatter, 8 reactions a second per reactor.
@@ -210,7 +333,11 @@ async function main(): Promise<void> {
     console.log(
       `chat bench: ${fmt(total)} clients of one station, half on each of 2 API nodes (cores 0 and 1) ` +
         `sharing PostgreSQL and Redis; ${fmt(msgRate)} messages/s and ${fmt(reactRate)} reactions/s ` +
-        `for ${seconds} s. Clients run on this host (unpinned), not in a network namespace.`,
+        `for ${seconds} s. ` +
+        (host
+          ? `Clients: ${nodes.length * perNode} process(es) on a second host (network namespace ${host.ns}, ${host.clientIp}, unpinned) ` +
+            `reaching the nodes at ${host.hostIp} over a veth pair.`
+          : `Clients: ${nodes.length * perNode} process(es) on this host's loopback (unpinned).`),
     );
     const self = fileURLToPath(import.meta.url);
     const plans: ClientPlan[] = [];
@@ -227,26 +354,25 @@ async function main(): Promise<void> {
         });
     for (let i = 0; i < total; i++) plans[i % plans.length]!.count++;
     const ready = plans.map((plan) => {
-      const child = fork(self, ['--client', JSON.stringify(plan)], {
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      });
+      const child = startClient(self, plan, host);
       children.push(child);
       return next<FromClient & { type: 'ready' }>(child, 'ready');
     });
     const joined = await Promise.all(ready);
     const connected = joined.reduce((n, r) => n + r.connected, 0);
     console.log(
-      `connected and joined: ${fmt(connected)} (${fmt(joined.reduce((n, r) => n + r.failed, 0))} failed)`,
+      `connected and joined: ${fmt(connected)} (${fmt(joined.reduce((n, r) => n + r.failed, 0))} failed); ` +
+        `client processes' memory: ${joined.map((r) => `${fmt(r.rssMiB)} MiB`).join(', ')}`,
     );
 
     const cpu0 = nodes.map((n) => cpuSeconds(n.pid));
-    const t0 = now();
     const sentP = children.map((c) => next<FromClient & { type: 'sent' }>(c, 'sent'));
     for (const c of children) c.send({ type: 'start', seconds } satisfies ToClient);
     const sent = await Promise.all(sentP);
     // Late deliveries: give them a moment, as a listener would wait.
     await new Promise((r) => setTimeout(r, 2000));
-    const elapsed = (now() - t0) / 1000;
+    // Rates are per second of the load window: CPU spent on a backlog after it still counts.
+    const elapsed = Math.max(seconds, 0.001);
     const cpu = nodes.map((n, i) => cpuSeconds(n.pid) - cpu0[i]!);
     const arrivalsP = children.map((c) => next<FromClient & { type: 'arrivals' }>(c, 'arrivals'));
     for (const c of children) c.send({ type: 'collect' } satisfies ToClient);
@@ -270,6 +396,9 @@ async function main(): Promise<void> {
     reached.sort((x, y) => x - y);
     const accepted = sent.reduce((n, s) => n + s.messages, 0);
     const refused = sent.reduce((n, s) => n + s.refused, 0);
+    const reasons: Record<string, number> = {};
+    for (const s of sent)
+      for (const [k, v] of Object.entries(s.reasons)) reasons[k] = (reasons[k] ?? 0) + v;
     const pressed = sent.reduce((n, s) => n + s.reactions, 0);
     const within1s = reached.filter((r) => r <= 1000).length;
     const bursts = arrivals.reduce((n, a) => n + a.bursts, 0);
@@ -278,7 +407,15 @@ async function main(): Promise<void> {
       `\n${table(
         ['figure', 'value'],
         [
-          ['messages accepted / refused', `${fmt(accepted)} / ${fmt(refused)}`],
+          [
+            'messages accepted / refused',
+            `${fmt(accepted)} / ${fmt(refused)}` +
+              (refused
+                ? ` (${Object.entries(reasons)
+                    .map(([k, v]) => `${k} ${fmt(v)}`)
+                    .join(', ')})`
+                : ''),
+          ],
           ['reactions pressed', fmt(pressed)],
           [
             'delivery p50 / p99 over all deliveries (ms)',
@@ -316,10 +453,11 @@ async function main(): Promise<void> {
     );
     for (const n of nodes) await n.stop();
     await db.drop();
+    host?.close();
   }
 }
 
-function next<T extends FromClient>(child: ReturnType<typeof fork>, type: T['type']): Promise<T> {
+function next<T extends FromClient>(child: ChildProcess, type: T['type']): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onMessage = (m: FromClient) => {
       if (m.type !== type) return;

@@ -2,9 +2,10 @@
  * The player's chat (issue 27): a separate chunk (`player-chat.mjs`) that `<radio-player>` loads only
  * when the station's owner turned player chat on and the element is big enough. Guests only (a
  * foreign site cannot know our users): the guest identity is held in memory, nothing is stored
- * (no cookies, no storage), and every text is set with textContent.
+ * (no cookies, no storage), and every text is set with textContent. It rides on the presence chunk's
+ * socket.io connection (`player-presence.mjs`), so it bundles no socket.io of its own.
  */
-import { io, type Socket } from 'socket.io-client';
+import type { PlayerPresence } from './presence.js';
 
 interface ChatMessage {
   id: string;
@@ -49,7 +50,7 @@ export interface PlayerChat {
 export function mountChat(
   root: ShadowRoot,
   card: HTMLElement,
-  opts: { apiBase: string; stationId: string },
+  opts: { apiBase: string; stationId: string; presence: PlayerPresence },
 ): PlayerChat {
   try {
     const sheet = new CSSStyleSheet();
@@ -99,33 +100,29 @@ export function mountChat(
     while (list.children.length > 100) list.firstElementChild?.remove();
     list.scrollTop = list.scrollHeight;
   };
-  const socket: Socket = io(opts.apiBase || undefined, {
-    transports: ['websocket'],
-    withCredentials: false,
-  });
-  socket.on('connect', () => {
+  const { socket } = opts.presence;
+  opts.presence.joined(() => {
     error.textContent = '';
-    socket.emit('station:join', { stationId }, (ack: Ack) => {
-      if (!ack?.ok) return;
-      if (name) socket.emit('chat:hello', { stationId, name });
-      void fetch(`${opts.apiBase}/api/stations/${encodeURIComponent(stationId)}/chat?limit=100`, {
-        credentials: 'omit',
-      })
-        .then((r) => r.json() as Promise<{ messages: ChatMessage[] }>)
-        .then((h) => h.messages.forEach(add))
-        .catch(() => undefined);
-    });
+    if (name) socket.emit('chat:hello', { stationId, name });
+    void fetch(`${opts.apiBase}/api/stations/${encodeURIComponent(stationId)}/chat?limit=100`, {
+      credentials: 'omit',
+    })
+      .then((r) => r.json() as Promise<{ messages: ChatMessage[] }>)
+      .then((h) => h.messages.forEach(add))
+      .catch(() => undefined);
   });
-  socket.on('connect_error', () => {
+  const onError = () => {
     error.textContent = 'Chat could not connect.';
-  });
-  socket.on('chat:message', add);
-  socket.on('chat:deleted', ({ id }: { id: string }) =>
-    list.querySelector(`[data-id="${CSS_ESCAPE(id)}"]`)?.remove(),
-  );
-  socket.on('chat:cleared', (x: { stationId: string }) => {
+  };
+  const onDeleted = ({ id }: { id: string }) =>
+    list.querySelector(`[data-id="${CSS_ESCAPE(id)}"]`)?.remove();
+  const onCleared = (x: { stationId: string }) => {
     if (x.stationId === stationId) list.replaceChildren();
-  });
+  };
+  socket.on('connect_error', onError);
+  socket.on('chat:message', add);
+  socket.on('chat:deleted', onDeleted);
+  socket.on('chat:cleared', onCleared);
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     const value = input.value.trim();
@@ -151,7 +148,10 @@ export function mountChat(
   });
   return {
     destroy() {
-      socket.disconnect();
+      socket.off('connect_error', onError);
+      socket.off('chat:message', add);
+      socket.off('chat:deleted', onDeleted);
+      socket.off('chat:cleared', onCleared);
       section.remove();
     },
   };

@@ -181,6 +181,8 @@ export class RadioPlayerElement extends Base {
   private ref: StationRef | null = null;
   /** The station's answer to "may this site play it?" (`null` while asking), asked once per station. */
   private playableHere: { id: string; allowed: boolean | null } | null = null;
+  /** Who is listening (its own chunk and the player's socket), when the player is tall enough (issue 27). */
+  private presence: import('./presence.js').PlayerPresence | null = null;
   /** The chat chunk, mounted when the owner turned player chat on (issue 27). */
   private chat: { destroy(): void } | null = null;
   private readonly onPageHide = () => {
@@ -332,35 +334,61 @@ export class RadioPlayerElement extends Base {
       .then((allowed) => {
         asked.allowed = allowed;
         if (this.playableHere === asked) this.render();
-        if (allowed) void this.maybeChat(id);
+        if (allowed) void this.maybeTogether(id);
       });
   }
 
-  /** Chat (issue 27): its own chunk, loaded only when the owner turned it on and it fits. */
-  private async maybeChat(id: string): Promise<void> {
-    this.chat?.destroy();
-    this.chat = null;
+  /**
+   * Who is listening and chat (issue 27), each its own chunk: presence (with socket.io) where the
+   * player is at least 380 px tall, chat where the owner turned it on and the player is at least
+   * 300×480.
+   */
+  private async maybeTogether(id: string): Promise<void> {
+    this.dropTogether();
     const box = this.getBoundingClientRect();
-    if (box.height < 480 || box.width < 300 || !this.parts) return;
+    if (box.height < 380 || box.width < 280 || !this.parts) return;
     const base = this.clientBase;
+    const chunk = (name: string) => new URL(`/${name}`, base || location.href).href;
     try {
+      const mod = (await import(
+        /* @vite-ignore */ chunk('player-presence.mjs')
+      )) as typeof import('./presence.js');
+      if (this.client?.station?.id !== id || !this.shadowRoot || this.presence) return;
+      const presence = mod.mountPresence(this.shadowRoot, this.parts.card, {
+        apiBase: base,
+        stationId: id,
+        playing: this.client?.playing ?? false,
+      });
+      this.presence = presence;
+      if (box.height < 480 || box.width < 300) return;
       const res = await fetch(`${base}/api/stations/${encodeURIComponent(id)}/chat?limit=1`, {
         credentials: 'omit',
       });
       const body = (await res.json()) as { settings?: { enabled?: boolean; playerChat?: boolean } };
       if (!body.settings?.enabled || !body.settings.playerChat) return;
-      const url = new URL('/player-chat.mjs', base || location.href).href;
-      const mod = (await import(/* @vite-ignore */ url)) as typeof import('./chat.js');
-      if (this.client?.station?.id !== id || !this.shadowRoot) return;
-      this.chat = mod.mountChat(this.shadowRoot, this.parts.card, { apiBase: base, stationId: id });
+      const chat = (await import(
+        /* @vite-ignore */ chunk('player-chat.mjs')
+      )) as typeof import('./chat.js');
+      if (this.presence !== presence || !this.shadowRoot) return;
+      this.chat = chat.mountChat(this.shadowRoot, this.parts.card, {
+        apiBase: base,
+        stationId: id,
+        presence,
+      });
     } catch {
-      // No chat: the player plays on.
+      // No presence or chat: the player plays on.
     }
   }
 
-  private disconnectClient(): void {
+  private dropTogether(): void {
     this.chat?.destroy();
     this.chat = null;
+    this.presence?.destroy();
+    this.presence = null;
+  }
+
+  private disconnectClient(): void {
+    this.dropTogether();
     this.client?.destroy();
     this.client = null;
     releaseMediaSession(this);
@@ -513,6 +541,7 @@ export class RadioPlayerElement extends Base {
     const stationLive = station?.status === 'live';
     const stationReconnecting = station?.status === 'reconnecting';
     const playing = client?.playing ?? false;
+    this.presence?.playing(playing);
 
     p.unlock.hidden = state !== 'private';
     for (const s of [

@@ -30,7 +30,7 @@ import { TokenBucket } from '../realtime/token-bucket.js';
 import { PresenceService } from '../stations/presence.service.js';
 import { ChatRepository } from './chat.repository.js';
 import { ChatService, type Sender } from './chat.service.js';
-import { PresenceRegistry } from './presence.registry.js';
+import { listed, PresenceRegistry } from './presence.registry.js';
 
 interface SocketData {
   /** The page's origin when it is another site's (the embedded player): guests only there. */
@@ -171,14 +171,20 @@ export class ChatGateway
     if (!client) return;
     await (client.data as SocketData).ready;
     if (!client.rooms.has(stationRoom(stationId))) return;
-    await this.registry.set(stationId, socketId, this.entry(client, stationId));
-    this.presenceChanged(stationId);
+    const entry = this.entry(client, stationId);
+    await this.registry.set(stationId, socketId, entry);
+    // An anonymous page changes nothing the list shows (the count is the audio's, pushed when it
+    // changes): the room hears only of named people; the newcomer gets the list now.
+    if (listed(entry)) this.presenceChanged(stationId);
+    void this.chat
+      .presence(stationId)
+      .then((p) => client.emit(CHAT_EVENTS.presence, p))
+      .catch((err: Error) => this.logger.warn(`presence of ${stationId}: ${err.message}`));
   }
 
   private async left(stationId: string, socketId: string): Promise<void> {
     if (this.closed) return;
-    await this.registry.remove(stationId, socketId);
-    this.presenceChanged(stationId);
+    if (await this.registry.remove(stationId, socketId)) this.presenceChanged(stationId);
   }
 
   /** One `presence:update` per station at most every 150 ms, read when it goes out. */

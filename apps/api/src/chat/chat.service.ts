@@ -22,7 +22,6 @@ import { AppError } from '../common/app-error.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { DomainsService } from '../domains/domains.service.js';
 import { RedisService } from '../redis/redis.service.js';
-import { TokenBucket } from '../realtime/token-bucket.js';
 import { PresenceService } from '../stations/presence.service.js';
 import { StationReadModel } from '../stations/station-read-model.js';
 import { WebhooksService } from '../webhooks/webhooks.service.js';
@@ -35,6 +34,7 @@ import {
 } from './chat.repository.js';
 import { nameSkeleton } from './names.js';
 import { PresenceRegistry } from './presence.registry.js';
+import { RoomRateLimit } from './room-rate.js';
 
 export interface Sender {
   kind: 'user' | 'guest';
@@ -43,8 +43,6 @@ export interface Sender {
   username: string | null;
 }
 
-/** Messages a second in one room (each node), then refusals. */
-const ROOM_RATE = 20;
 const HTML_TAG = /<\s*\/?\s*[a-z!?][^>]*>/i;
 const RETENTION_SWEEP_MS = 60 * 60 * 1000;
 
@@ -59,7 +57,8 @@ function refuse(error: string, message: string, retryAfterSeconds?: number): Cha
 export class ChatService implements OnModuleDestroy {
   private readonly logger = new Logger('ChatService');
   private server: Server | undefined;
-  private readonly roomBuckets = new Map<string, TokenBucket>();
+  /** Messages a second in one room, across every node (Redis), then refusals. */
+  private readonly roomRate: RoomRateLimit;
   private readonly slow = new Map<string, number>();
   private readonly redis: Redis | null;
   private readonly prefix: string;
@@ -77,6 +76,7 @@ export class ChatService implements OnModuleDestroy {
   ) {
     this.redis = redis.client;
     this.prefix = `${config.eventPrefix}:chat`;
+    this.roomRate = new RoomRateLimit(this.redis, this.prefix, config.chatRoomPerSecond);
     this.retention = setInterval(
       () =>
         void this.repo
@@ -226,10 +226,7 @@ export class ChatService implements OnModuleDestroy {
           'That message has a word this station does not allow.',
         );
     }
-    let bucket = this.roomBuckets.get(stationId);
-    if (!bucket)
-      this.roomBuckets.set(stationId, (bucket = new TokenBucket(ROOM_RATE, ROOM_RATE * 2)));
-    if (!bucket.take())
+    if (!(await this.roomRate.take(stationId)))
       return refuse(ErrorTag.RateLimited, 'The chat is very busy: try again in a moment.', 1);
     if (!moderator && settings.slowModeSeconds > 0) {
       const wait = await this.slowModeWait(stationId, subject, settings.slowModeSeconds);

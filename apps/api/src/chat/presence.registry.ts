@@ -57,8 +57,17 @@ export class PresenceRegistry implements OnModuleDestroy {
   async set(stationId: string, socketId: string, entry: PresenceEntry): Promise<void> {
     let m = this.local.get(stationId);
     if (!m) this.local.set(stationId, (m = new Map()));
+    const before = m.get(socketId);
     m.set(socketId, entry);
     if (!this.redis) return;
+    if (!listed(entry)) {
+      // Only named, visible people are listed: the anonymous thousands stay on their node.
+      if (before && listed(before))
+        await this.redis
+          .hdel(this.hashKey(stationId), socketId)
+          .catch((err: Error) => this.logger.warn(`presence not removed: ${err.message}`));
+      return;
+    }
     const stored: Stored = { ...entry, exp: Date.now() + ENTRY_TTL_MS };
     await this.redis
       .multi()
@@ -72,17 +81,21 @@ export class PresenceRegistry implements OnModuleDestroy {
     return this.local.get(stationId)?.get(socketId);
   }
 
-  async remove(stationId: string, socketId: string): Promise<void> {
+  /** Drops a socket's entry; true when it was listed (the list changed). */
+  async remove(stationId: string, socketId: string): Promise<boolean> {
     const m = this.local.get(stationId);
+    const before = m?.get(socketId);
     m?.delete(socketId);
     if (m?.size === 0) this.local.delete(stationId);
-    if (!this.redis) return;
+    if (!before || !listed(before)) return false;
+    if (!this.redis) return true;
     await this.redis
       .hdel(this.hashKey(stationId), socketId)
       .catch((err: Error) => this.logger.warn(`presence not removed: ${err.message}`));
+    return true;
   }
 
-  /** Every live entry of the station, on every node. */
+  /** Every live entry of the station, on every node (with Redis: the named, visible ones). */
   async entries(stationId: string): Promise<PresenceEntry[]> {
     if (!this.redis) return [...(this.local.get(stationId)?.values() ?? [])];
     const all = await this.redis.hgetall(this.hashKey(stationId));
@@ -126,10 +139,15 @@ export class PresenceRegistry implements OnModuleDestroy {
     try {
       const exp = Date.now() + ENTRY_TTL_MS;
       const multi = this.redis.multi();
+      let renewed = 0;
       for (const [stationId, m] of this.local)
         for (const [socketId, e] of m)
-          multi.hset(this.hashKey(stationId), socketId, JSON.stringify({ ...e, exp }));
-      if (this.local.size) await multi.exec();
+          if (listed(e)) {
+            multi.hset(this.hashKey(stationId), socketId, JSON.stringify({ ...e, exp }));
+            renewed++;
+          }
+      if (renewed) await multi.exec();
+      else multi.discard();
       await this.sweep();
     } catch (err) {
       this.logger.warn(`presence heartbeat: ${(err as Error).message}`);
@@ -174,7 +192,12 @@ export class PresenceRegistry implements OnModuleDestroy {
     if (!this.redis) return;
     const multi = this.redis.multi();
     for (const [stationId, m] of this.local)
-      for (const socketId of m.keys()) multi.hdel(this.hashKey(stationId), socketId);
+      for (const [socketId, e] of m) if (listed(e)) multi.hdel(this.hashKey(stationId), socketId);
     await multi.exec().catch(() => undefined);
   }
+}
+
+/** Whether an entry is listed (and so kept in Redis for every node): a named person who shows. */
+export function listed(e: PresenceEntry): boolean {
+  return e.visible && !!e.name;
 }

@@ -51,6 +51,7 @@ const EnvSchema = z.object({
   MAX_LISTENERS_PER_STATION: int(10000),
   VIEWER_COUNT_PER_ADDRESS: int(10),
   RATE_LIMIT_SOCKET_EVENTS_PER_SECOND: z.coerce.number().int().positive().default(10),
+  RATE_LIMIT_CHAT_ROOM_PER_SECOND: int(20),
   RTC_ANNOUNCED_ADDRESS: z.string().optional(),
   RTC_PORT_MIN: int(0),
   RTC_PORT_MAX: int(0),
@@ -212,6 +213,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       eventsPerSecond: e.RATE_LIMIT_SOCKET_EVENTS_PER_SECOND,
       burst: 2 * e.RATE_LIMIT_SOCKET_EVENTS_PER_SECOND,
     },
+    /** Chat messages a second in one station's room across every API node (bursts of twice that); `0` turns it off. */
+    chatRoomPerSecond: e.RATE_LIMIT_CHAT_ROOM_PER_SECOND,
     rtc: {
       announcedAddress: e.RTC_ANNOUNCED_ADDRESS,
       portRange:
