@@ -3,14 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type ChatHistoryResponse, type ChatMessage, ErrorTag } from '@radiobroadcaster/contracts';
 import type { Socket } from 'socket.io-client';
 import { waitUntil } from '../../../../test/support/wait.js';
-import { connectSocket, emitAck } from '../testing/sockets.js';
+import { connectSocket, emitAck } from '../../testing/sockets.js';
 import {
   createTestDatabase,
   type NodeProcess,
   signUp,
   spawnApiProcess,
   TEST_REDIS_URL,
-} from '../testing/test-app.js';
+} from '../../testing/test-app.js';
 
 type Ack = { ok: boolean; error?: string; message?: unknown };
 
