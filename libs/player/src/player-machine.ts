@@ -20,7 +20,8 @@ export type PlayerEvent =
   /** A private station that needs an invite or its password. */
   | 'access-needed';
 
-const ANY: readonly PlayerState[] = [
+/** Every state a player can be in. */
+export const PLAYER_STATES: readonly PlayerState[] = [
   'idle',
   'connecting',
   'live',
@@ -31,14 +32,8 @@ const ANY: readonly PlayerState[] = [
   'private',
 ];
 /** The states a player that may still connect by itself is in (none of the halted ones). */
-const RUNNING: readonly PlayerState[] = [
-  'idle',
-  'connecting',
-  'live',
-  'offline',
-  'error',
-  'blocked',
-];
+const RUNNING = PLAYER_STATES.filter((s) => s !== 'not-allowed' && s !== 'private');
+const ANY = PLAYER_STATES;
 
 /** Every transition of the player: the state an event leads to, and the states it may come from. */
 export const TRANSITIONS: {
