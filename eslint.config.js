@@ -33,16 +33,16 @@ const MAY_IMPORT = {
 
 /**
  * Inside the SFU, from the ground up: boundary (werift and Node internals), net and protocol, werift/
- * (the engine), node/ (a standalone SFU node); cluster/ is the API's side of the SFU nodes. Specs may
+ * (the engine), node/ (a standalone SFU node); remote/ is the API's engine over remote SFU nodes. Specs may
  * cross (a node spec drives a ClusterEngine).
  */
 const SFU_NEVER = {
-  boundary: ['node', 'cluster', 'protocol'],
-  net: ['werift', 'node', 'cluster'],
-  protocol: ['werift', 'node', 'cluster', 'boundary'],
-  werift: ['node', 'cluster', 'protocol'],
-  node: ['cluster'],
-  cluster: ['werift', 'node', 'boundary', 'net'],
+  boundary: ['node', 'remote', 'protocol'],
+  net: ['werift', 'node', 'remote'],
+  protocol: ['werift', 'node', 'remote', 'boundary'],
+  werift: ['node', 'remote', 'protocol'],
+  node: ['remote'],
+  remote: ['werift', 'node', 'boundary', 'net'],
 };
 
 /** One no-restricted-imports block (ESLint replaces, not merges, a rule's options per file). */

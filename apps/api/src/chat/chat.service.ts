@@ -76,7 +76,7 @@ export class ChatService implements OnModuleDestroy {
     @Inject(DomainsService) private readonly domains: DomainsService,
   ) {
     this.redis = redis.client;
-    this.prefix = `${config.eventPrefix}:chat`;
+    this.prefix = `${config.redisPrefix}:chat`;
     this.retention = setInterval(
       () =>
         void this.repo

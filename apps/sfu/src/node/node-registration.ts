@@ -3,13 +3,13 @@
  * cluster's channel, and what it reads of the cluster (a station's origin, another node's record).
  */
 import { Redis } from 'ioredis';
-import { mediaKeys, type MediaKeys } from '../protocol/keys.js';
+import { redisKeys, type RedisKeys } from '../protocol/keys.js';
 import { NodeInfo, type NodeEventBody } from '../protocol/schemas.js';
 import type { SfuNodeConfig } from './config.js';
 
 export class NodeRegistration {
   private readonly redis: Redis;
-  private readonly keys: MediaKeys;
+  private readonly keys: RedisKeys;
   private heartbeat?: NodeJS.Timeout;
   private stopped = false;
 
@@ -19,7 +19,7 @@ export class NodeRegistration {
     /** The node's record as it stands now. */
     private readonly info: () => NodeInfo,
   ) {
-    this.keys = mediaKeys(cfg.prefix);
+    this.keys = redisKeys(cfg.prefix);
     this.redis = new Redis(cfg.redisUrl, { maxRetriesPerRequest: 2 });
     this.redis.on('error', (err: Error) => console.warn(`[sfu-node] redis: ${err.message}`));
   }
