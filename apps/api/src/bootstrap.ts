@@ -41,7 +41,7 @@ export async function createApp(
   const logger = createPino(config.logLevel, options.logDestination);
   if (config.databaseUrl) await checkDatabase(config.databaseUrl);
   const redis = config.redisUrl
-    ? await connectRedis(config.redisUrl, `${config.eventPrefix}:api:main`)
+    ? await connectRedis(config.redisUrl, `${config.redisPrefix}:api:main`)
     : null;
   const app = await NestFactory.create<NestExpressApplication>(
     AppModule.forRoot(config, redis, logger),
@@ -84,7 +84,7 @@ export async function createApp(
   app.useGlobalFilters(new AllErrorsFilter());
   const redisService = app.get(RedisService);
   if (redisService.client) {
-    const adapter = new RedisIoAdapter(app, redisService, config.eventPrefix);
+    const adapter = new RedisIoAdapter(app, redisService, config.redisPrefix);
     await adapter.connectToRedis();
     app.useWebSocketAdapter(adapter);
   }

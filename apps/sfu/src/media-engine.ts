@@ -3,7 +3,7 @@ import type { CapacityOptions } from './werift/capacity.js';
 /**
  * The media seam: everything the API asks of the SFU goes through `MediaEngine`. Two
  * implementations sit side by side: `werift/` (the SFU in this process, also what every SFU node
- * runs) and `cluster/` (an API node's view of the SFU nodes registered in Redis). Which one an API
+ * runs) and `remote/` (an API node's view of the SFU nodes registered in Redis). Which one an API
  * process uses is decided once, when the app is wired.
  */
 

@@ -2,6 +2,12 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { ApiError } from './api.js';
 import type { AudioSink } from './audio-sink.js';
 import { ListeningClient, type ListeningTransport } from './client.js';
+import {
+  type IllegalTransition,
+  PLAYER_STATES,
+  PlayerMachine,
+  TRANSITIONS,
+} from './player-machine.js';
 import type { JoinStationResponse, PlayerState, Station, StationLocator } from './types.js';
 import type { ReceiverSession, SessionState } from './whep.js';
 
@@ -118,12 +124,21 @@ class FakeSink implements AudioSink {
   }
 }
 
+/** Transitions the table refused during a test: every path through the client must be in it. */
+let illegal: IllegalTransition[] = [];
+
 const flush = () => jest.advanceTimersByTimeAsync(0);
 
 function setup(station: string = 'alice/night-radio') {
   const transport = new FakeTransport();
   const sink = new FakeSink();
-  const client = new ListeningClient({ station, transport, sink, random: () => 0 });
+  const client = new ListeningClient({
+    station,
+    transport,
+    sink,
+    random: () => 0,
+    onIllegalTransition: (t) => illegal.push(t),
+  });
   const states: PlayerState[] = [];
   client.on('state', ({ state }) => states.push(state));
   return { transport, sink, client, states };
@@ -141,9 +156,51 @@ async function goLive(ctx: ReturnType<typeof setup>): Promise<FakeSession> {
 
 beforeEach(() => {
   jest.useFakeTimers();
+  illegal = [];
 });
 afterEach(() => {
   jest.useRealTimers();
+  // every state change the client made was one its transition table allows
+  expect(illegal).toEqual([]);
+});
+
+describe('PlayerMachine', () => {
+  it('takes the transitions of its table and tells the listener what changed', () => {
+    const changes: string[] = [];
+    const refused: IllegalTransition[] = [];
+    const m = new PlayerMachine(
+      (c) => changes.push(`${c.previous}->${c.state}`),
+      (t) => refused.push(t),
+    );
+    m.fire('connect', null);
+    m.fire('audio-playing', null);
+    m.fire('audio-playing', null); // live -> live with the same error: no change
+    m.fire('stop', null);
+    expect(changes).toEqual(['idle->connecting', 'connecting->live', 'live->idle']);
+    expect(refused).toEqual([]);
+  });
+
+  it('reports a transition its table does not allow (and still takes it: a player never sticks)', () => {
+    const refused: IllegalTransition[] = [];
+    const m = new PlayerMachine(
+      () => undefined,
+      (t) => refused.push(t),
+    );
+    m.fire('audio-playing', null); // idle: audio cannot play before connecting
+    m.fire('stop', null);
+    m.fire('access-needed', null); // only a join (connecting) learns that a station is private
+    expect(refused).toEqual([
+      { event: 'audio-playing', from: 'idle' },
+      { event: 'access-needed', from: 'idle' },
+    ]);
+    expect(m.state).toBe('private');
+  });
+
+  it('has every player state as the target of some event', () => {
+    const targets = new Set(Object.values(TRANSITIONS).map((t) => t.to));
+    expect([...targets].sort()).toEqual([...PLAYER_STATES].sort());
+    expect(PLAYER_STATES).toHaveLength(8);
+  });
 });
 
 describe('ListeningClient', () => {

@@ -3,6 +3,12 @@ import { parseStationRef } from './attributes.js';
 import { type AudioSink, isAutoplayRefusal, mediaElementSink } from './audio-sink.js';
 import { type BackoffOptions, DEFAULT_BACKOFF, backoffDelay } from './backoff.js';
 import { Emitter } from './emitter.js';
+import {
+  type IllegalTransition,
+  type PlayerEvent,
+  PlayerMachine,
+  type StateChange,
+} from './player-machine.js';
 import type {
   JoinAccess,
   JoinStationResponse,
@@ -11,6 +17,8 @@ import type {
   StationLocator,
 } from './types.js';
 import { type ReceiverSession, type SessionState, connectWhep, hasWebRtc } from './whep.js';
+
+export type { StateChange };
 
 /** Station detail polling, as the station page does: status and counts stay current without sockets. */
 export const STATION_POLL_MS = 2000;
@@ -78,19 +86,14 @@ export interface ListeningClientOptions {
    */
   joinRetries?: number;
   random?: () => number;
+  /** A state change the player's transition table does not allow (a bug): console.error by default. */
+  onIllegalTransition?: (t: IllegalTransition) => void;
 }
 
 /** What the player says when the live connection could not be made, a fresh session included. */
 export const JOIN_FAILED_MESSAGE =
   "Couldn't connect to the live audio: the connection didn't get through, twice. " +
   'Your network may be blocking or dropping it.';
-
-export interface StateChange {
-  state: PlayerState;
-  previous: PlayerState;
-  /** Why: the failure behind `error`, `not-allowed`, `offline` after a refused join, or a reconnect. */
-  error: ApiError | null;
-}
 
 export interface ListeningClientEvents {
   state: StateChange;
@@ -144,8 +147,8 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
   >;
 
   private locator: StationLocator | null = null;
-  private _state: PlayerState = 'idle';
-  private _error: ApiError | null = null;
+  /** The state and its error: every change goes through its transition table (player-machine.ts). */
+  private readonly machine: PlayerMachine;
   private _station: Station | null = null;
   private _track: MediaStreamTrack | null = null;
   private started = false;
@@ -198,15 +201,22 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
       joinRetries: options.joinRetries ?? 1,
       random: options.random ?? Math.random,
     };
+    this.machine = new PlayerMachine(
+      (change) => {
+        if (!this.destroyed) this.emit('state', change);
+      },
+      options.onIllegalTransition ??
+        ((t) => console.error(`radio-player: ${t.event} from ${t.from} is not a transition`)),
+    );
     if (options.station !== undefined) this.applyLocator(options.station);
   }
 
   get state(): PlayerState {
-    return this._state;
+    return this.machine.state;
   }
   /** The failure behind the current state, if any. */
   get error(): ApiError | null {
-    return this._error;
+    return this.machine.error;
   }
   /** The latest station detail. */
   get station(): Station | null {
@@ -218,7 +228,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
   }
   /** True while recovering from a drop (a reconnect is pending or under way). */
   get reconnecting(): boolean {
-    return this.attempt > 0 && this._state === 'connecting';
+    return this.attempt > 0 && this.machine.state === 'connecting';
   }
   /** True while the audio comes from the HTTP stream (WebRTC could not connect). */
   get viaHttp(): boolean {
@@ -252,10 +262,10 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
       return;
     }
     if (this._station && this._station.status !== 'live') {
-      this.setState('offline', this._error);
+      this.fire('station-offline', this.machine.error);
       return;
     }
-    this.setState('connecting', null);
+    this.fire('connect', null);
     this.maybeConnect();
   }
 
@@ -267,7 +277,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     if (this.destroyed) return;
     this.access = compact({ ...access });
     if (this._station) storeGrant(this._station.id, null);
-    if (this._state === 'private') {
+    if (this.machine.state === 'private') {
       this.halted = false;
       if (this.started) this.pollNow();
       this.play();
@@ -282,7 +292,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     this.teardownSession();
     this.sink?.stop();
     if (this.halted) return;
-    this.setState(this._station && this._station.status !== 'live' ? 'offline' : 'idle', null);
+    this.fire(this._station && this._station.status !== 'live' ? 'station-offline' : 'stop', null);
   }
 
   /** Switches station: the old session is left cleanly; playing continues on the new one if it was on. */
@@ -297,7 +307,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     this.halted = false;
     this.applyLocator(station);
     if (this.halted) return;
-    this.setState(this.wantPlay ? 'connecting' : 'idle', null);
+    this.fire(this.wantPlay ? 'connect' : 'stop', null);
     if (this.started) this.pollNow();
   }
 
@@ -325,7 +335,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     this.locator = locator;
     if (!locator) {
       this.halt(
-        'error',
+        'fail',
         new ApiError(
           `Invalid station "${typeof station === 'string' ? station : ''}": expected username/station-slug.`,
           0,
@@ -354,11 +364,11 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
       if (gen !== this.stationGen || this.destroyed || isAbort(err)) return;
       const e = toApiError(err);
       if (e.status === 404) {
-        this.halt('error', e);
+        this.halt('fail', e);
         return;
       }
       // Transient: say so only when there is nothing better to show; the next poll retries.
-      if (!this._station) this.setState('error', e);
+      if (!this._station) this.fire('fail', e);
     } finally {
       if (gen === this.stationGen) this.pollAbort = null;
     }
@@ -376,22 +386,22 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     if (station.status !== 'live') {
       this.clearRetry();
       this.teardownSession();
-      this.setState('offline', this._state === 'offline' ? this._error : null);
+      this.fire('station-offline', this.machine.state === 'offline' ? this.machine.error : null);
       return;
     }
     // Live.
     if (this.wantPlay) {
-      if (this._state === 'offline' || this._state === 'error') {
+      if (this.machine.state === 'offline' || this.machine.state === 'error') {
         this.attempt = 0;
         this.clearRetry();
-        this.setState('connecting', null);
+        this.fire('connect', null);
       }
       this.maybeConnect();
     } else if (
-      this._state === 'offline' ||
-      (this._state === 'error' && this._error?.tag !== PlayerErrorTag.JoinFailed)
+      this.machine.state === 'offline' ||
+      (this.machine.state === 'error' && this.machine.error?.tag !== PlayerErrorTag.JoinFailed)
     ) {
-      this.setState('idle', null);
+      this.fire('stop', null);
     }
   }
 
@@ -423,7 +433,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
   private async connect(stationId: string): Promise<void> {
     const gen = ++this.sessionGen;
     const abort = (this.connecting = new AbortController());
-    this.setState('connecting', this._state === 'connecting' ? this._error : null);
+    this.fire('connect', this.machine.state === 'connecting' ? this.machine.error : null);
     try {
       const access = { ...this.access, grant: this.access.grant ?? storedGrant(stationId) };
       const join = await this.transport.join(stationId, abort.signal, compact(access));
@@ -485,7 +495,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
           this.wantPlay = false;
           this.teardownSession();
           this.sink?.stop();
-          this.setState('blocked', null);
+          this.fire('autoplay-refused', null);
         }
         // Other errors (AbortError from a superseded play()) are not failures.
       },
@@ -545,21 +555,21 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     audio.play().then(
       () => {
         if (gen !== this.sessionGen) return;
-        this.setState('live', null);
+        this.fire('audio-playing', null);
       },
       (err: unknown) => {
         if (gen !== this.sessionGen) return;
         if (isAutoplayRefusal(err)) {
           this.wantPlay = false;
           this.teardownSession();
-          this.setState('blocked', null);
+          this.fire('autoplay-refused', null);
         } else onFail();
       },
     );
   }
 
   private updateLive(): void {
-    if (this.connected && this.sinkStarted && this.wantPlay) this.setState('live', null);
+    if (this.connected && this.sinkStarted && this.wantPlay) this.fire('audio-playing', null);
   }
 
   private onSessionState(gen: number, s: SessionState): void {
@@ -626,31 +636,30 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
       if (this._station) storeGrant(this._station.id, null);
       this.access = {};
       this.wantPlay = false;
-      this.halt('private', e);
+      this.halt('access-needed', e);
       return;
     }
     switch (e.tag) {
       case PlayerErrorTag.DomainNotAllowed:
-        this.halt('not-allowed', e);
+        this.halt('domain-refused', e);
         return;
       case PlayerErrorTag.StationNotFound:
       case PlayerErrorTag.Unsupported:
-        this.halt('error', e);
+        this.halt('fail', e);
         return;
       case PlayerErrorTag.StationNotActive:
         // The next poll that sees the station live connects again.
         this.teardownSession();
-        this.setState('offline', e);
+        this.fire('station-offline', e);
         return;
       case undefined:
       default:
         break;
     }
-    if (e.status === 404) return this.halt('error', e);
+    if (e.status === 404) return this.halt('fail', e);
     const retryable = e.status === 0 || e.status === 401 || e.status === 429 || e.status >= 500;
-    if (!retryable) return this.halt('error', e);
-    this._error = e;
-    this.scheduleRetry(e.message, e.retryAfterMs);
+    if (!retryable) return this.halt('fail', e);
+    this.scheduleRetry(e.message, e.retryAfterMs, e);
   }
 
   /**
@@ -674,7 +683,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
       this.joinFailures++;
       this.teardownSession();
       this.emit('reconnect', { attempt: this.joinFailures, delayMs: 0, reason });
-      this.setState('connecting', null);
+      this.fire('connect', null);
       this.maybeConnect();
       return;
     }
@@ -692,7 +701,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     this.teardownSession();
     this.wantPlay = false;
     this.sink?.stop();
-    this.setState('error', new ApiError(JOIN_FAILED_MESSAGE, 0, PlayerErrorTag.JoinFailed));
+    this.fire('fail', new ApiError(JOIN_FAILED_MESSAGE, 0, PlayerErrorTag.JoinFailed));
   }
 
   private reconnect(reason: string): void {
@@ -701,22 +710,22 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     if (this._station?.status === 'reconnecting') {
       // The session ended during the publisher's grace period: the station either went offline
       // (the server ends its listeners then) or is about to return. Ask now, and say what it says.
-      this.setState('connecting', null);
+      this.fire('connect', null);
       this.pollNow();
       return;
     }
     if (this._station?.status !== 'live') {
-      this.setState('offline', this._error);
+      this.fire('station-offline', this.machine.error);
       return;
     }
     this.scheduleRetry(reason);
   }
 
-  private scheduleRetry(reason: string, atLeastMs = 0): void {
+  private scheduleRetry(reason: string, atLeastMs = 0, error = this.machine.error): void {
     this.clearRetry();
     const attempt = this.attempt++;
     const delayMs = Math.max(atLeastMs, backoffDelay(attempt, this.opts.backoff, this.opts.random));
-    this.setState('connecting', this._error);
+    this.fire('connect', error);
     this.emit('reconnect', { attempt: attempt + 1, delayMs, reason });
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
@@ -758,22 +767,17 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
   }
 
   /** A terminal state for this station: no more calls until the station changes. */
-  private halt(state: 'error' | 'not-allowed' | 'private', error: ApiError): void {
+  private halt(event: 'fail' | 'domain-refused' | 'access-needed', error: ApiError): void {
     this.halted = true;
     this.clearRetry();
     this.stopPolling();
     this.teardownSession();
     this.sink?.stop();
-    this.setState(state, error);
+    this.fire(event, error);
   }
 
-  private setState(state: PlayerState, error: ApiError | null): void {
-    const previous = this._state;
-    const errorChanged = error !== this._error;
-    this._error = error;
-    if (state === previous && !errorChanged) return;
-    this._state = state;
-    if (!this.destroyed) this.emit('state', { state, previous, error });
+  private fire(event: PlayerEvent, error: ApiError | null): void {
+    this.machine.fire(event, error);
   }
 }
 

@@ -8,6 +8,7 @@ import {
   trimBase,
 } from './attributes.js';
 import { JOIN_FAILED_MESSAGE, ListeningClient } from './client.js';
+import { PLAYER_STATES } from './player-machine.js';
 import { OFF_AIR, broadcasterLabel } from './labels.js';
 import { claimMediaSession, releaseMediaSession, updateMediaSession } from './media-session.js';
 import { LevelViz } from './level-viz.js';
@@ -544,16 +545,7 @@ export class RadioPlayerElement extends Base {
     this.presence?.playing(playing);
 
     p.unlock.hidden = state !== 'private';
-    for (const s of [
-      'idle',
-      'connecting',
-      'live',
-      'offline',
-      'error',
-      'blocked',
-      'not-allowed',
-      'private',
-    ]) {
+    for (const s of PLAYER_STATES) {
       p.card.classList.toggle(s, s === state && s !== 'live');
     }
     p.card.classList.toggle('live', stationLive && state !== 'not-allowed' && state !== 'error');

@@ -8,8 +8,13 @@ export type {
   ListeningClientEvents,
   ListeningClientOptions,
   ListeningTransport,
-  StateChange,
 } from './client.js';
+export {
+  TRANSITIONS,
+  type IllegalTransition,
+  type PlayerEvent,
+  type StateChange,
+} from './player-machine.js';
 export { ApiError, PlayerApi, PlayerErrorTag, PRIVATE_TAGS } from './api.js';
 export { mediaElementSink, type AudioSink } from './audio-sink.js';
 export { DEFAULT_BACKOFF, backoffDelay, type BackoffOptions } from './backoff.js';

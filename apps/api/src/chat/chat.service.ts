@@ -75,7 +75,7 @@ export class ChatService implements OnModuleDestroy {
     @Inject(DomainsService) private readonly domains: DomainsService,
   ) {
     this.redis = redis.client;
-    this.prefix = `${config.eventPrefix}:chat`;
+    this.prefix = `${config.redisPrefix}:chat`;
     this.roomRate = new RoomRateLimit(this.redis, this.prefix, config.chatRoomPerSecond);
     this.retention = setInterval(
       () =>

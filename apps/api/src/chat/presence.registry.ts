@@ -45,7 +45,7 @@ export class PresenceRegistry implements OnModuleDestroy {
 
   constructor(@Inject(RedisService) redis: RedisService, @Inject(APP_CONFIG) config: AppConfig) {
     this.redis = redis.client;
-    this.prefix = `${config.eventPrefix}:presence`;
+    this.prefix = `${config.redisPrefix}:presence`;
     this.timer = setInterval(() => void this.tick(), HEARTBEAT_MS);
     this.timer.unref();
   }

@@ -27,7 +27,9 @@ const EnvSchema = z.object({
   DATABASE_URL: z.string().optional(),
   DATA_DIR: z.string().default('.data'),
   REDIS_URL: z.string().optional(),
-  EVENT_PREFIX: z.string().default('rb'),
+  /** Prefix of every Redis key and channel (EVENT_PREFIX: its old name, still read). */
+  REDIS_PREFIX: z.string().min(1).optional(),
+  EVENT_PREFIX: z.string().min(1).optional(),
   AUTH_SECRET: z.string().min(32).optional(),
   SESSION_TTL_DAYS: int(30),
   STATION_TOKEN_TTL_SECONDS: int(3600),
@@ -168,7 +170,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     dataDir,
     pgliteDir: resolve(dataDir, 'pglite'),
     redisUrl: e.REDIS_URL,
-    eventPrefix: e.EVENT_PREFIX,
+    /** Prefix of every Redis key and channel: REDIS_PREFIX, or its old name EVENT_PREFIX. */
+    redisPrefix: e.REDIS_PREFIX ?? e.EVENT_PREFIX ?? 'rb',
     /** On SIGTERM/SIGINT: the longest the process takes to stop before it exits anyway (code 1). */
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
     authSecret: e.AUTH_SECRET ?? persistedSecret(resolve(dataDir, 'auth-secret')),

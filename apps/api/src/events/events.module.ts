@@ -31,7 +31,7 @@ class EventBusCloser implements OnApplicationShutdown {
           ? new RedisEventBus(
               redis.duplicate('events-pub', FAIL_FAST)!,
               redis.duplicate('events-sub', FAIL_FAST)!,
-              config.eventPrefix,
+              config.redisPrefix,
               new PgEventOutbox(db),
             )
           : new InProcessEventBus(),

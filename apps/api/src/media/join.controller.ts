@@ -24,7 +24,7 @@ import { publicBaseUrl } from '../common/request-origin.js';
 import { ZodPipe } from '../common/zod.pipe.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { RateLimit } from '../rate-limit/rate-limit.guard.js';
-import { callerOf } from './http.js';
+import { callerOf } from './media-request.js';
 import { MediaService } from './media.service.js';
 
 @ApiTags('media')

@@ -29,13 +29,13 @@ async function createMediaBackend(
     const logger = new Logger('Cluster');
     const engine = await new ClusterEngine({
       redis,
-      prefix: config.eventPrefix,
+      prefix: config.redisPrefix,
       secret: config.sfu.secret,
       warn: (m) => logger.warn(m),
     }).start();
     return {
       engine,
-      sessions: new RedisSessionStore(redis, config.eventPrefix),
+      sessions: new RedisSessionStore(redis, config.redisPrefix),
       close: () => engine.close(),
     };
   }

@@ -1,5 +1,5 @@
 /** The session store of cluster mode: every API node sees the same records, through Redis. */
-import { mediaKeys, parseRedisJson, type MediaKeys } from '@radiobroadcaster/sfu';
+import { redisKeys, parseRedisJson, type RedisKeys } from '@radiobroadcaster/sfu';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { slotsByAddress } from './viewer-count.js';
@@ -46,14 +46,14 @@ return 0
 `;
 
 export class RedisSessionStore extends SessionStore {
-  private readonly keys: MediaKeys;
+  private readonly keys: RedisKeys;
 
   constructor(
     private readonly redis: Redis,
     prefix: string,
   ) {
     super();
-    this.keys = mediaKeys(prefix);
+    this.keys = redisKeys(prefix);
   }
 
   async publisher(stationId: string): Promise<PublisherRecord | null> {

@@ -1,9 +1,13 @@
 import { Controller } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { SdpResourceController } from './http.js';
+import { SdpResourceController } from './sdp-resource.controller.js';
 import type { Caller } from './media.service.js';
 
-/** WHEP egress: a listener's SDP offer (recvonly audio) in, the answer and a session URL out. */
+/**
+ * WHEP egress: a listener's SDP offer (recvonly audio) in, the answer and a session URL out.
+ * Routes (sdp-resource.controller.ts): POST /whep/:stationId, DELETE /whep/:stationId/sessions/:sessionId,
+ * their OPTIONS preflights, 405 for other methods on a session.
+ */
 @ApiTags('media')
 @Controller('whep/:stationId')
 export class WhepController extends SdpResourceController('whep') {

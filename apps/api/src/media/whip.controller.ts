@@ -1,8 +1,12 @@
 import { Controller } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { SdpResourceController } from './http.js';
+import { SdpResourceController } from './sdp-resource.controller.js';
 
-/** WHIP ingest (RFC 9725): the broadcaster's SDP offer in, the answer and a session URL out. */
+/**
+ * WHIP ingest (RFC 9725): the broadcaster's SDP offer in, the answer and a session URL out.
+ * Routes (sdp-resource.controller.ts): POST /whip/:stationId, DELETE /whip/:stationId/sessions/:sessionId,
+ * their OPTIONS preflights, 405 for other methods on a session.
+ */
 @ApiTags('media')
 @Controller('whip/:stationId')
 export class WhipController extends SdpResourceController('whip') {

@@ -31,7 +31,7 @@ const TRACKERS: Partial<Record<RateLimitName, (req: Request) => string | undefin
       useFactory: (config: AppConfig, redis: RedisService) => ({
         setHeaders: false,
         storage: redis.client
-          ? new RedisThrottlerStorage(redis.client, config.eventPrefix)
+          ? new RedisThrottlerStorage(redis.client, config.redisPrefix)
           : new ThrottlerStorageService(),
         throttlers: (Object.keys(config.rateLimits) as RateLimitName[]).map((name) => {
           const { limit, ttlMs } = config.rateLimits[name];

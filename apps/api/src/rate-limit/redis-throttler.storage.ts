@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { type ThrottlerStorage, ThrottlerStorageService } from '@nestjs/throttler';
-import { mediaKeys, type MediaKeys } from '@radiobroadcaster/sfu';
+import { redisKeys, type RedisKeys } from '@radiobroadcaster/sfu';
 import type { Redis } from 'ioredis';
 import { withTimeout } from '../common/with-timeout.js';
 
@@ -50,7 +50,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
   private readonly logger = new Logger('RateLimit');
   private readonly fallback = new ThrottlerStorageService();
   private readonly redis: RedisWithIncrement;
-  private readonly keys: MediaKeys;
+  private readonly keys: RedisKeys;
   private warned = false;
 
   constructor(
@@ -60,7 +60,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
   ) {
     redis.defineCommand('throttlerIncrement', { numberOfKeys: 2, lua: INCREMENT });
     this.redis = redis as RedisWithIncrement;
-    this.keys = mediaKeys(prefix);
+    this.keys = redisKeys(prefix);
   }
 
   async increment(

@@ -24,9 +24,9 @@ describe('one Redis provider', () => {
     const list = (await admin.client('LIST')) as string;
     const names = [...list.matchAll(/ name=(\S+)/g)]
       .map((m) => m[1]!)
-      .filter((n) => n.startsWith(`${t.config.eventPrefix}:`))
+      .filter((n) => n.startsWith(`${t.config.redisPrefix}:`))
       .sort();
-    const p = t.config.eventPrefix;
+    const p = t.config.redisPrefix;
     expect(names).toEqual(
       [
         `${p}:api:events-pub`,
@@ -40,7 +40,7 @@ describe('one Redis provider', () => {
 
   it('closes them all when the app stops', async () => {
     const other = await startTestApp({ redis: true });
-    const prefix = `${other.config.eventPrefix}:`;
+    const prefix = `${other.config.redisPrefix}:`;
     await other.close();
     const list = (await admin.client('LIST')) as string;
     expect(list.includes(` name=${prefix}`)).toBe(false);

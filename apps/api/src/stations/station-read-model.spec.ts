@@ -228,7 +228,7 @@ describe('the public station view on two API nodes sharing PostgreSQL and Redis'
     const admin = new Redis(TEST_REDIS_URL);
     try {
       const list = (await admin.client('LIST')) as string;
-      const name = `${a.config.eventPrefix}:api:events-sub`;
+      const name = `${a.config.redisPrefix}:api:events-sub`;
       const ids = list
         .split('\n')
         .filter((line) => line.includes(` name=${name} `))

@@ -63,7 +63,7 @@ export function loadSfuNodeConfig(env: NodeJS.ProcessEnv = process.env): SfuNode
   return {
     nodeId: env.SFU_NODE_ID || `${hostname()}-${randomBytes(3).toString('hex')}`,
     redisUrl,
-    prefix: env.EVENT_PREFIX || 'rb',
+    prefix: env.REDIS_PREFIX || env.EVENT_PREFIX || 'rb',
     httpHost,
     httpPort: int(env, 'SFU_HTTP_PORT', 4000),
     internalUrl: env.SFU_INTERNAL_URL?.replace(/\/$/, '') || undefined,

@@ -9,11 +9,11 @@ import {
   testPayload,
   waitFor,
 } from '../../testing/test-peers.js';
-import { ClusterEngine } from '../cluster/cluster-engine.js';
+import { ClusterEngine } from '../remote/cluster-engine.js';
 import type { MediaEngine } from '../media-engine.js';
 import { SfuNodeClient } from '../protocol/client.js';
 import { loadSfuNodeConfig } from './config.js';
-import { mediaKeys } from '../protocol/keys.js';
+import { redisKeys } from '../protocol/keys.js';
 import { SFU_SECRET_HEADER, type NodeEvent, type NodeInfo } from '../protocol/schemas.js';
 import { SfuNode } from './sfu-node.js';
 
@@ -23,7 +23,7 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 describe('SFU node: registry, internal API, origin→edge relay', () => {
   const prefix = `rbnode-${randomBytes(4).toString('hex')}`;
   const secret = 'test-secret';
-  const keys = mediaKeys(prefix);
+  const keys = redisKeys(prefix);
   const redis = new Redis(REDIS_URL);
   const sub = new Redis(REDIS_URL);
   const events: NodeEvent[] = [];

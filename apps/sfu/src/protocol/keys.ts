@@ -1,5 +1,6 @@
 /**
- * Every Redis key and channel of the media side, in one table (`p` = EVENT_PREFIX).
+ * Every Redis key and channel of the product, in one table (`p` = REDIS_PREFIX):
+ * the SFU nodes' and the API's (sessions, rate limits).
  *
  * Written by SFU nodes:
  * - `p:sfu:nodes`                  SET of node ids seen (a node is live only while its record exists)
@@ -23,7 +24,7 @@
  * - `p:rl:{name}:{key}:hits`       hits in the current window (PX = the window)
  * - `p:rl:{name}:{key}:block`      set while the key is blocked (PX = the block)
  */
-export const mediaKeys = (p: string) => ({
+export const redisKeys = (p: string) => ({
   nodes: `${p}:sfu:nodes`,
   node: (id: string) => `${p}:sfu:node:${id}`,
   events: `${p}:sfu:events`,
@@ -42,4 +43,9 @@ export const mediaKeys = (p: string) => ({
   rateLimit: (name: string) => `${p}:rl:${name}`,
 });
 
-export type MediaKeys = ReturnType<typeof mediaKeys>;
+export type RedisKeys = ReturnType<typeof redisKeys>;
+
+/** @deprecated the old name of {@link redisKeys} (it holds the API's keys too). */
+export const mediaKeys = redisKeys;
+/** @deprecated the old name of {@link RedisKeys}. */
+export type MediaKeys = RedisKeys;

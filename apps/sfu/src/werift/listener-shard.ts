@@ -1,19 +1,14 @@
-import type { Socket } from 'node:dgram';
-import {
-  candidatePriority,
-  type RTCPeerConnection,
-  type RTCRtpTransceiver,
-} from '../boundary/werift.js';
-import { MuxUdpProtocol, type IceMux, type IceMuxStats } from '../boundary/ice-mux.js';
-import { PacketCache } from '../nack.js';
+import type { RTCPeerConnection, RTCRtpTransceiver } from '../boundary/werift.js';
+import type { IceMux, IceMuxStats } from '../boundary/ice-mux.js';
 import { validateOffer } from '../sdp.js';
 import { threadCpuSeconds } from './capacity.js';
+import { FanOut } from './fan-out.js';
 import { Gate } from './gate.js';
-import { ListenerConsent, type ConsentCredentials } from './listener-consent.js';
+import { Listener, StationListeners, type IceConnection } from './listener.js';
 import { negotiateAnswer } from './negotiate.js';
-import { datagramOut, type DatagramOut } from '../boundary/datagram-out.js';
+import { Presence } from './presence.js';
 import { iceConnectionOf } from '../boundary/internals.js';
-import { extractSrtpKeys, OutgoingRtp, SrtpStreamSender } from '../boundary/srtp-sender.js';
+import { extractSrtpKeys, SrtpStreamSender } from '../boundary/srtp-sender.js';
 import { createPeer, type PeerSettings } from './werift-config.js';
 
 export interface ShardConfig {
@@ -52,39 +47,6 @@ export type ShardEvent =
   | { t: 'gone'; stationId: string; sessionId: string; reason: string }
   | { t: 'stats'; stats: ShardStats };
 
-/** Minimal view of werift's ICE pair / connection internals used for the direct send path. */
-interface IcePair {
-  localCandidate: { type: string };
-  remoteCandidate: { host: string; port: number };
-  protocol: { transport?: { type?: string; socket?: Socket } };
-  packetsReceived: number;
-  requestsReceived: number;
-  responsesReceived: number;
-}
-/** werift's ICE Connection as the shard reads it (its credentials are the consent path's). */
-interface IceConnection extends Omit<ConsentCredentials, 'priority'> {
-  nominated?: IcePair;
-  /** Every candidate pair: a peer may keep sending its consent checks on a pair other than ours. */
-  checkList?: IcePair[];
-  state: string;
-  consentFresh: boolean;
-  iceLite?: boolean;
-  send(data: Buffer): Promise<void>;
-  /** Ends werift's own consent checks (RFC 7675); the shard's ListenerConsent takes over. */
-  stopConsentLifecycle?: () => void;
-}
-
-/** The PRIORITY of our consent checks: a peer-reflexive UDP candidate's (RFC 8445 7.1.1). */
-const CHECK_PRIORITY = candidatePriority('prflx', { transport: 'udp' });
-
-/** What the peer has sent so far, on any candidate pair (STUN requests and answers, RTCP). */
-function activity(ice: IceConnection | null): number {
-  const pairs = ice?.checkList ?? (ice?.nominated ? [ice.nominated] : []);
-  let n = 0;
-  for (const p of pairs) n += p.packetsReceived + p.requestsReceived + p.responsesReceived;
-  return pairs.length ? n : -1;
-}
-
 /**
  * Listener handshakes (ICE, then DTLS) a shard runs at once; further joins wait for a slot before
  * their answer, so a crowd arriving together never starves the forwarding. A handshake costs the
@@ -96,63 +58,19 @@ export const HANDSHAKES_AT_ONCE = 32;
 /** A handshake that has not finished by then gives its slot to the next join (it may still finish). */
 const HANDSHAKE_SLOT_MS = 3000;
 
-class Listener {
-  connected = false;
-  /** Frees this listener's handshake slot. */
-  handshakeDone: () => void = () => undefined;
-  removed = false;
-  /**
-   * The fan-out may send to it: connected, its ICE neither failed nor closed, consent fresh (checked
-   * with its presence, not per packet).
-   */
-  sendable = false;
-  sender: SrtpStreamSender | null = null;
-  ice: IceConnection | null = null;
-  pair: IcePair | null = null;
-  socket: Socket | null = null;
-  /** The fan-out's path to the selected pair (set with the pair). */
-  out: DatagramOut | null = null;
-  host = '';
-  /** The selected pair's remote port (`port` is 0 on the mux's connected socket). */
-  remotePort = 0;
-  /** Consent checks on the mux's selected pair, answered and sent by the shard (null: werift's). */
-  consent: ListenerConsent | null = null;
-  lastActivity = Date.now();
-  activity = -1;
-  readonly createdAt = Date.now();
-  constructor(
-    readonly sessionId: string,
-    readonly stationId: string,
-    readonly pc: RTCPeerConnection,
-    readonly transceiver: RTCRtpTransceiver,
-  ) {}
-}
-
 /**
- * Holds the listener PeerConnections of one shard (one worker thread, or the engine's own thread) and
- * fans a station's packets out to them.
+ * Holds the listener PeerConnections of one shard (one worker thread, or the engine's own thread):
+ * who joins and leaves (here), what they are sent (fan-out.ts) and whether they are still there
+ * (presence.ts).
  */
-/** One station's listeners on a shard: every session by id, and the connected ones in fan-out order. */
-class StationListeners {
-  readonly all = new Map<string, Listener>();
-  readonly connected: Listener[] = [];
-}
-
 export class ListenerShard {
   private readonly stations = new Map<string, StationListeners>();
-  /** Recent packets per station, to answer listeners' NACKs (5 s of 20 ms frames). */
-  private readonly caches = new Map<string, PacketCache<OutgoingRtp>>();
-  private retransmits = 0;
-  private readonly timer: NodeJS.Timeout;
+  private readonly out = new FanOut();
+  private readonly presence: Presence;
   private readonly statsTimer: NodeJS.Timeout;
-  private packetsOut = 0;
-  private bytesOut = 0;
-  private sendErrors = 0;
-  private packetsIn = 0;
   private closed = false;
   private readonly handshakes = new Gate(HANDSHAKES_AT_ONCE);
   private handshakesStarted = 0;
-  private readonly consent = { answered: 0, granted: 0 };
 
   constructor(
     private readonly cfg: ShardConfig,
@@ -160,9 +78,9 @@ export class ListenerShard {
     /** Sessions on the node's one port (the shard's thread's mux), or a socket per session. */
     private readonly mux?: IceMux,
   ) {
-    const check = Math.min(500, Math.max(100, Math.floor(cfg.listenerTimeoutMs / 10)));
-    this.timer = setInterval(() => this.checkPresence(), check);
-    this.timer.unref();
+    this.presence = new Presence(this.stations, cfg.listenerTimeoutMs, (l, reason) => {
+      void this.remove(l, reason);
+    });
     this.statsTimer = setInterval(() => this.emit({ t: 'stats', stats: this.stats() }), 1000);
     this.statsTimer.unref();
   }
@@ -182,17 +100,17 @@ export class ListenerShard {
     return {
       listeners,
       pending,
-      packetsOut: this.packetsOut,
-      bytesOut: this.bytesOut,
-      sendErrors: this.sendErrors,
-      packetsIn: this.packetsIn,
-      retransmits: this.retransmits,
+      packetsOut: this.out.packetsOut,
+      bytesOut: this.out.bytesOut,
+      sendErrors: this.out.sendErrors,
+      packetsIn: this.out.packetsIn,
+      retransmits: this.out.retransmits,
       gcm,
       cm: listeners - gcm,
       handshakes: this.handshakesStarted,
       cpuSeconds: threadCpuSeconds(),
       mux: this.mux?.stats(),
-      consent: { ...this.consent },
+      consent: { ...this.out.consent },
     };
   }
 
@@ -259,7 +177,7 @@ export class ListenerShard {
     l.sendable = true;
     l.lastActivity = Date.now();
     // werift's own retransmission cache is empty (we send around it): answer from the station's
-    sender.onGenericNack.subscribe((nack) => this.retransmit(l, nack.lost));
+    sender.onGenericNack.subscribe((nack) => this.out.retransmit(l, nack.lost));
     const st = this.stations.get(l.stationId)!;
     st.connected.push(l);
     this.emit({ t: 'count', stationId: l.stationId, count: st.connected.length });
@@ -280,7 +198,7 @@ export class ListenerShard {
     }
     if (st && st.all.size === 0) {
       this.stations.delete(l.stationId);
-      this.caches.delete(l.stationId);
+      this.out.forget(l.stationId);
     }
     if (notify) this.emit({ t: 'gone', stationId: l.stationId, sessionId: l.sessionId, reason });
     await l.pc.close().catch(() => undefined);
@@ -294,7 +212,7 @@ export class ListenerShard {
   }
 
   async closeStation(stationId: string, reason = 'station-closed'): Promise<void> {
-    this.caches.delete(stationId);
+    this.out.forget(stationId);
     const st = this.stations.get(stationId);
     if (!st) return;
     await Promise.all([...st.all.values()].map((l) => this.remove(l, reason)));
@@ -308,172 +226,12 @@ export class ListenerShard {
     marker: boolean,
     payload: Uint8Array,
   ): void {
-    this.packetsIn++;
-    const st = this.stations.get(stationId);
-    if (!st) return;
-    let cache = this.caches.get(stationId);
-    if (!cache) {
-      cache = new PacketCache();
-      this.caches.set(stationId, cache);
-    }
-    const p = new OutgoingRtp(seq, timestamp, marker, payload);
-    cache.put(p);
-    const ready = st.connected;
-    for (let i = 0; i < ready.length; i++) this.sendTo(ready[i]!, p);
-  }
-
-  /** Sends what a listener NACKed that the station's cache still holds. */
-  private retransmit(l: Listener, lost: number[]): void {
-    if (!l.connected || l.removed) return;
-    const cache = this.caches.get(l.stationId);
-    if (!cache) return;
-    for (const seq of lost) {
-      const p = cache.get(seq);
-      if (p && this.sendTo(l, p)) this.retransmits++;
-    }
-  }
-
-  private sendTo(l: Listener, p: OutgoingRtp): boolean {
-    if (!l.sendable) return false;
-    const pair = l.ice!.nominated;
-    if (pair !== l.pair) {
-      if (!pair) return false;
-      this.bindPair(l, pair);
-    }
-    try {
-      this.bytesOut += l.sender!.send(l.out!, p);
-      this.packetsOut++;
-      return true;
-    } catch {
-      this.sendErrors++;
-      return false;
-    }
-  }
-
-  private bindPair(l: Listener, pair: IcePair): void {
-    l.pair = pair;
-    const transport = pair.protocol.transport;
-    if (pair.protocol instanceof MuxUdpProtocol) {
-      // one port per node: the socket connected to this peer, sends carry no address
-      const { host, port } = pair.remoteCandidate;
-      l.socket = pair.protocol.socketTo([host, port]);
-      l.host = host;
-      l.remotePort = port;
-      // not connected yet: werift's path for now, bind again on the next packet
-      l.out = l.socket ? datagramOut(l.socket) : this.viaIce(l);
-      if (!l.socket) l.pair = null;
-      else this.takeConsent(l, pair.protocol);
-    } else if (
-      pair.localCandidate.type !== 'relay' &&
-      transport?.type === 'udp' &&
-      transport.socket
-    ) {
-      l.socket = transport.socket;
-      l.host = pair.remoteCandidate.host;
-      l.remotePort = pair.remoteCandidate.port;
-      l.out = datagramOut(transport.socket, l.remotePort, l.host);
-    } else {
-      // relayed (TURN) or TCP: werift's ICE layer wraps it
-      l.socket = null;
-      l.out = this.viaIce(l);
-    }
-  }
-
-  /**
-   * The shard answers the peer's consent checks on the selected pair and sends its own (werift's
-   * per-listener STUN path costs ~50–100 µs a message; see listener-consent.ts). werift keeps
-   * everything else: checks on other pairs, DTLS, SRTCP and its NACKs.
-   */
-  private takeConsent(l: Listener, protocol: MuxUdpProtocol): void {
-    const ice = l.ice!;
-    if (typeof ice.stopConsentLifecycle !== 'function' || ice.iceLite) return;
-    try {
-      l.consent = new ListenerConsent(
-        {
-          localUsername: ice.localUsername,
-          localPassword: ice.localPassword,
-          remoteUsername: ice.remoteUsername,
-          remotePassword: ice.remotePassword,
-          iceControlling: ice.iceControlling,
-          tieBreaker: ice.tieBreaker,
-          priority: CHECK_PRIORITY,
-        },
-        [l.host, l.remotePort],
-      );
-    } catch {
-      l.consent = null; // a password werift takes but our HMAC does not (> 64 bytes): werift's path
-      return;
-    }
-    ice.stopConsentLifecycle();
-    // werift gates its own sends (DTLS alerts) on this flag: consent is ours to keep from now on
-    ice.consentFresh = true;
-    protocol.steady = (data, [host, port]) => {
-      const consent = l.consent;
-      if (!consent || port !== l.remotePort || host !== l.host || l.pair?.protocol !== protocol) {
-        return false;
-      }
-      const { outcome, reply } = consent.receive(data, Date.now());
-      if (outcome === 'pass') return false;
-      if (reply) {
-        l.socket?.send(reply);
-        this.consent.answered++;
-      } else if (outcome === 'response') this.consent.granted++;
-      return true;
-    };
-  }
-
-  /** A DatagramOut through werift's ICE connection (which sends later: each datagram is copied). */
-  private viaIce(l: Listener): DatagramOut {
-    return (datagram) => {
-      l.ice!.send(Buffer.from(datagram)).catch(() => {
-        this.sendErrors++;
-      });
-      return true;
-    };
-  }
-
-  /** Presence: a connected listener must show inbound traffic (STUN consent, RTCP) regularly. */
-  private checkPresence(): void {
-    const now = Date.now();
-    const timeout = this.cfg.listenerTimeoutMs;
-    // peers send consent checks every 4-6 s and answer ours: 2 missed rounds => gone. Anything the
-    // peer sends on any pair counts: its checks often go on the pair it nominated, which need not be
-    // ours, and the answers to ours are not counted when they come after werift stopped waiting
-    // (0.5 s), as they do from a busy peer
-    const silence = Math.max(2000, timeout - 1500);
-    for (const st of [...this.stations.values()]) {
-      for (const l of [...st.all.values()]) {
-        if (!l.connected) {
-          if (now - l.createdAt > timeout) void this.remove(l, 'connect-timeout');
-          continue;
-        }
-        const act = activity(l.ice) + (l.consent?.heard ?? 0);
-        if (act !== l.activity) {
-          l.activity = act;
-          l.lastActivity = now;
-        } else if (now - l.lastActivity > silence) {
-          void this.remove(l, 'consent-timeout');
-          continue;
-        }
-        const ice = l.ice!;
-        l.sendable =
-          ice.state !== 'failed' && ice.state !== 'closed' && (ice.consentFresh || !!ice.iceLite);
-        const consent = l.consent;
-        if (consent) {
-          if (consent.expired(now)) {
-            l.ice!.consentFresh = false;
-            void this.remove(l, 'consent-expired');
-          } else if (now >= consent.nextCheckAt) {
-            l.socket?.send(consent.check(now));
-          }
-        }
-      }
-    }
+    this.out.packet(stationId, this.stations.get(stationId), seq, timestamp, marker, payload);
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    clearInterval(this.timer);
+    this.presence.stop();
     clearInterval(this.statsTimer);
     const all = [...this.stations.values()].flatMap((st) => [...st.all.values()]);
     await Promise.all(all.map((l) => this.remove(l, 'engine-closed', false)));

@@ -5,7 +5,7 @@
  */
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import type { MediaKeys } from '../protocol/keys.js';
+import type { RedisKeys } from '../protocol/keys.js';
 import { parseRedisJson } from '../protocol/redis-json.js';
 
 export const SessionRoute = z.object({
@@ -21,7 +21,7 @@ const ROUTE_TTL_S = 24 * 3600;
 export class SessionRoutes {
   constructor(
     private readonly redis: Redis,
-    private readonly keys: MediaKeys,
+    private readonly keys: RedisKeys,
   ) {}
 
   async set(sessionId: string, route: SessionRoute): Promise<void> {

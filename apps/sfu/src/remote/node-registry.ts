@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { MediaKeys } from '../protocol/keys.js';
+import type { RedisKeys } from '../protocol/keys.js';
 import { parseRedisJson } from '../protocol/redis-json.js';
 import { NodeEvent, NodeInfo } from '../protocol/schemas.js';
 
@@ -24,7 +24,7 @@ export interface NodeRegistryHooks {
 
 export interface NodeRegistryOptions {
   redis: Redis;
-  keys: MediaKeys;
+  keys: RedisKeys;
   /** How often the registry is read and the leader lock renewed (ms). */
   refreshMs: number;
 }

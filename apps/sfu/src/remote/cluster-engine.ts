@@ -29,7 +29,7 @@ import {
   NodeUnreachableError,
   SfuNodeClient,
 } from '../protocol/client.js';
-import { mediaKeys } from '../protocol/keys.js';
+import { redisKeys } from '../protocol/keys.js';
 import type { NodeEvent, NodeInfo } from '../protocol/schemas.js';
 import { ListenerTotals } from './listener-totals.js';
 import { NodeRegistry } from './node-registry.js';
@@ -62,7 +62,7 @@ export class ClusterEngine implements MediaEngine {
   private readonly warn: (message: string) => void;
 
   constructor(private readonly o: ClusterEngineOptions) {
-    const keys = mediaKeys(o.prefix);
+    const keys = redisKeys(o.prefix);
     this.warn = o.warn ?? ((m) => console.warn(`[cluster] ${m}`));
     this.events = new EngineEvents((err) =>
       this.warn(`event listener threw: ${(err as Error).message}`),
