@@ -190,10 +190,17 @@ export class AccessService {
   /** The access panel's state: visibility, password set or not, the list, the log, who listens. */
   async overview(userId: string, stationId: string): Promise<StationAccess> {
     const station = await this.stations.owned(stationId, userId);
-    const [password, listeners, admissions] = await Promise.all([
+    const [password, listeners, admissions, listening, invites] = await Promise.all([
       this.repo.password(stationId),
       this.repo.listeners(stationId),
       this.repo.admissions(stationId),
+      this.sessions.listening(stationId),
+      this.repo.invites(stationId),
+    ]);
+    // how each got in, in the owner's words: the invite's label, the account's e-mail
+    const labels = new Map<string, string>([
+      ...invites.map((i) => [`invite:${i.id}`, i.label] as const),
+      ...listeners.map((l) => [`account:${l.id}`, l.email] as const),
     ]);
     return {
       stationId,
@@ -210,12 +217,9 @@ export class AccessService {
         label: a.label,
         listener: a.listenerId.slice(0, 8),
       })),
-      listening: this.sessions.of(stationId).map((s) => ({
-        listener: s.lid.slice(0, 8),
-        via: s.via,
-        label: s.label,
-        transport: s.transport,
-        since: s.since.toISOString(),
+      listening: listening.map(({ gid, ...l }) => ({
+        ...l,
+        label: l.label || (gid ? (labels.get(gid) ?? '') : ''),
       })),
     };
   }
