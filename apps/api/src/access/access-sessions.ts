@@ -78,6 +78,11 @@ export class AccessSessions implements OnModuleDestroy {
           if (revoked.has(s.gid) || (allInvites && s.gid.startsWith('invite:'))) this.endOne(s);
         }
       }),
+      // a deleted account left the listener lists (a database trigger): its sessions end
+      bus.subscribe('user.deleted', () => {
+        for (const stationId of new Set([...this.held].map((s) => s.stationId)))
+          void this.sweep(stationId);
+      }),
       bus.subscribe('station.visibilityChanged', ({ stationId, visibility }) => {
         if (visibility !== 'private') return;
         const t = setTimeout(() => {
