@@ -143,6 +143,23 @@ describe('a private station in the browser', () => {
     }
     await pb.screenshot({ path: `${SHOTS}/station-invite-live-390.png` });
 
+    // Each listener let in sees their own podcast and calendar addresses, which work for them
+    const feedOf = async (page: Page) => {
+      const code = page.getByTestId('private-feed-podcast');
+      await code.waitFor({ timeout: 15_000 });
+      return (await code.textContent())!.replace(/\s/g, '');
+    };
+    const [feedA, feedB] = [await feedOf(pa), await feedOf(pb)];
+    expect(feedA).toMatch(/\/podcast\.xml\?key=/);
+    expect(feedA).not.toBe(feedB);
+    expect((await fetch(feedA)).status).toBe(200);
+    await pa
+      .getByTestId('private-feeds')
+      .screenshot({ path: `${SHOTS}/station-private-feeds-1280.png` });
+    await pb
+      .getByTestId('private-feeds')
+      .screenshot({ path: `${SHOTS}/station-private-feeds-390.png` });
+
     await api('DELETE', `/api/stations/invites/${a.id}`);
     const t0 = Date.now();
     await until(
@@ -156,6 +173,9 @@ describe('a private station in the browser', () => {
     // it ends up told why
     await until(async () => (await playerState(pa)) === 'private', 30_000, 'revoked state');
     expect(await pa.getByTestId('player-state').textContent()).toContain('revoked');
+    // and their feed address stops working; the other listener's goes on
+    expect((await fetch(feedA)).status).toBe(403);
+    expect((await fetch(feedB)).status).toBe(200);
   }, 90_000);
 
   it("the player's password form admits the right password and rate-limits wrong ones", async () => {

@@ -95,7 +95,7 @@ describe('recordings and replays in the browser', () => {
     await app?.close();
   });
 
-  it('studio: recording is off until the owner turns it on; rename, unpublish, delete, retention, and a full disk is told', async () => {
+  it('studio: recording is off until the owner turns it on; rename, who can play each, delete, retention, and a full disk is told', async () => {
     await signInAt(page, app.url, owner, `/studio?station=${stationId}`);
     const card = page.getByTestId('studio-recordings');
     await card.waitFor();
@@ -135,20 +135,37 @@ describe('recordings and replays in the browser', () => {
       (t) => Boolean(t?.includes('Owls, first night')),
     );
 
-    // Unpublish: strangers no longer see it; publish again.
-    await row.getByTestId('recording-publish').click();
-    await until(
-      'unpublished',
-      () => row.getAttribute('data-published'),
-      (p) => p === 'false',
-    );
+    // Who can play it: private, strangers no longer see it; unlisted, its link plays but no list
+    // shows it; as the station (public) again.
+    const visibility = row.getByTestId('recording-visibility');
+    expect(await visibility.inputValue()).toBe('');
+    expect(await row.getByTestId('recording-visibility-pill').textContent()).toBe('Public');
+    const choose = async (value: string, shown: string) => {
+      await visibility.selectOption(value);
+      await until(
+        `the replay ${shown}`,
+        () => row.getAttribute('data-visibility'),
+        (v) => v === shown,
+      );
+      expect(await row.getByTestId('recording-visibility-pill').textContent()).toBe(
+        shown[0]!.toUpperCase() + shown.slice(1),
+      );
+    };
+    await choose('private', 'private');
     expect(await api<Recording[]>(`/api/stations/${stationId}/recordings`, null)).toEqual([]);
-    await row.getByTestId('recording-publish').click();
-    await until(
-      'published',
-      () => row.getAttribute('data-published'),
-      (p) => p === 'true',
-    );
+    const byLink = async () =>
+      (
+        await fetch(
+          `${app.url}/api/users/${owner.username}/stations/night-owls/recordings/${rec.id}`,
+        )
+      ).status;
+    expect(await byLink()).toBe(404);
+    await choose('unlisted', 'unlisted');
+    expect(await api<Recording[]>(`/api/stations/${stationId}/recordings`, null)).toEqual([]);
+    expect(await byLink()).toBe(200);
+    await shootBothSizes(page, 'studio-recordings-visibility', card);
+    await choose('', 'public');
+    expect(await visibility.inputValue()).toBe('');
     expect(
       (await api<Recording[]>(`/api/stations/${stationId}/recordings`, null)).map((r) => r.title),
     ).toEqual(['Owls, first night']);

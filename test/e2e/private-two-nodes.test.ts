@@ -3,7 +3,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Invite, Station } from '@radiobroadcaster/contracts';
+import type { Invite, Station, StationAccess } from '@radiobroadcaster/contracts';
+import { LISTENING_TTL_MS } from '../../apps/api/src/access/access-sessions.js';
 import {
   createTestDatabase,
   signUp,
@@ -17,7 +18,9 @@ import { createRadioStation, oggListener, type RadioStation } from '../support/r
 /**
  * Two API processes on one PostgreSQL and one Redis: the owner revokes an invite through node A
  * while its listener streams from node B; the event bus (a Redis stream) carries it and node B
- * ends that listener within 5 s, while a listener admitted by another invite keeps playing.
+ * ends that listener within 5 s, while a listener admitted by another invite keeps playing. The
+ * owner's list of who is listening shows the listeners of both nodes from either node, and those of
+ * a node that is killed leave it within the list's expiry.
  */
 describe('private stations on two API nodes (PostgreSQL + Redis)', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -121,4 +124,65 @@ describe('private stations on two API nodes (PostgreSQL + Redis)', () => {
     await waitUntil(async () => lk.seconds() > at + 1, 10_000, 'the kept listener keeps playing');
     lk.stop();
   }, 90_000);
+
+  it("the owner's list of who is listening shows both nodes' listeners from either node; a killed node's leave within the expiry", async () => {
+    const [a, b] = nodes as [(typeof nodes)[0], (typeof nodes)[0]];
+    const invite = async (label: string) =>
+      (await (
+        await fetch(`${b.url}/api/stations/invites`, {
+          method: 'POST',
+          headers: { ...owner.auth, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ stationId: s.id, label }),
+        })
+      ).json()) as Invite;
+    const listening = async (node: (typeof nodes)[0]) => {
+      const res = await fetch(`${node.url}/api/stations/${s.id}/access`, { headers: owner.auth });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as StationAccess).listening
+        .filter((l) => l.label.startsWith('through '))
+        .map((l) => `${l.label} (${l.via}, ${l.transport})`)
+        .sort();
+    };
+    const streamOn = async (node: (typeof nodes)[0], i: Invite) => {
+      const m3u = await (
+        await fetch(`${node.url}/listen/${owner.username}/${s.slug}.m3u?invite=${i.token}`)
+      ).text();
+      const url = /^(http\S+\.ogg\?t=\S+)$/m.exec(m3u)![1]!;
+      return oggListener(url.replace(/^http:\/\/[^/]+/, node.url));
+    };
+    const [onA, onB] = [await invite('through A'), await invite('through B')];
+    const [la, lb] = [await streamOn(a, onA), await streamOn(b, onB)];
+    expect([la.status, lb.status]).toEqual([200, 200]);
+    const both = ['through A (invite, http)', 'through B (invite, http)'];
+    for (const node of [a, b])
+      await waitUntil(
+        async () => JSON.stringify(await listening(node)) === JSON.stringify(both),
+        15_000,
+        `both listeners in the list on ${node.url}`,
+      );
+
+    // node A dies without a word: its listener leaves B's list once its entry expires
+    a.kill();
+    const t0 = Date.now();
+    await a.exited;
+    await waitUntil(
+      async () =>
+        JSON.stringify(await listening(b)) === JSON.stringify(['through B (invite, http)']),
+      LISTENING_TTL_MS + 20_000,
+      "node A's listener gone from the list",
+    );
+    const tookMs = Date.now() - t0;
+    process.stdout.write(`a killed node's listener left the list after ${tookMs} ms\n`);
+    expect(tookMs).toBeLessThan(LISTENING_TTL_MS + 10_000);
+    // the listener on the node that lives stays, and leaves when it hangs up
+    const at = lb.seconds();
+    await waitUntil(async () => lb.seconds() > at + 1, 10_000, 'B still streaming');
+    lb.stop();
+    la.stop();
+    await waitUntil(
+      async () => (await listening(b)).length === 0,
+      10_000,
+      'the hung-up listener gone from the list',
+    );
+  }, 120_000);
 });

@@ -108,3 +108,17 @@ export interface StationAccessPush {
   /** Listeners without a grant are ended after this many seconds. */
   endsInSeconds: number;
 }
+
+/**
+ * `GET /api/stations/{id}/feeds` (`?grant=` for a private station's listener): the caller's own
+ * podcast and calendar addresses. For a private station they carry a secret `key` naming how the
+ * caller got in: revoking that access (the invite, the password, the listener-list entry) makes
+ * them answer 403.
+ */
+export const StationFeeds = z.object({
+  podcastUrl: z.string(),
+  calendarUrl: z.string(),
+  /** True when the addresses are the caller's own (a private station's). */
+  personal: z.boolean(),
+});
+export type StationFeeds = z.infer<typeof StationFeeds>;

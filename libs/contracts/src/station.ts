@@ -41,6 +41,11 @@ export const Station = z.object({
   coverUrl: z.string().nullable(),
   /** When the station is on, in the owner's words ('' when not set). */
   schedule: z.string(),
+  /**
+   * Who may listen: public, unlisted or private (a player learns from it that a station it plays
+   * just turned private). Absent from built-in demo data: public.
+   */
+  visibility: StationVisibility.optional(),
 });
 export type Station = z.infer<typeof Station>;
 

@@ -22,6 +22,11 @@ export type { StateChange };
 
 /** Station detail polling, as the station page does: status and counts stay current without sockets. */
 export const STATION_POLL_MS = 2000;
+/**
+ * How long a listener without a grant still hears a station that just became private (the server
+ * ends such sessions after the same 10 s; the player says so meanwhile).
+ */
+export const PRIVATE_NOTICE_MS = 10_000;
 
 /** The network side of listening; swapped for a fake in tests. */
 export interface ListeningTransport {
@@ -105,6 +110,11 @@ export interface ListeningClientEvents {
   reconnect: { attempt: number; delayMs: number; reason: string };
   /** How the audio arrives now: 'webrtc', or 'http' after the fallback. */
   transport: ListeningTransportKind;
+  /**
+   * The station became private while this listener (without a grant) listens: listening ends at
+   * `endsAt` (ms since the epoch); null when the notice is over.
+   */
+  privateNotice: { endsAt: number } | null;
 }
 
 export type ListeningTransportKind = 'webrtc' | 'http';
@@ -180,6 +190,8 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
   private disconnectTimer: ReturnType<typeof setTimeout> | undefined;
   private connectTimer: ReturnType<typeof setTimeout> | undefined;
   private fallbackTimer: ReturnType<typeof setTimeout> | undefined;
+  private noticeTimer: ReturnType<typeof setTimeout> | undefined;
+  private _privateNoticeEndsAt: number | null = null;
   private readonly audio: HTMLMediaElement | null;
   private readonly apiBase: string;
   /** The HTTP stream playing after a fallback, and how to stop it. */
@@ -233,6 +245,10 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
   /** True while the audio comes from the HTTP stream (WebRTC could not connect). */
   get viaHttp(): boolean {
     return this.http !== null;
+  }
+  /** When listening ends (ms since the epoch) after the station became private, else null. */
+  get privateNoticeEndsAt(): number | null {
+    return this._privateNoticeEndsAt;
   }
   /** True between `play()` and `pause()` (also while waiting for an offline station). */
   get playing(): boolean {
@@ -289,6 +305,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     if (this.destroyed) return;
     this.wantPlay = false;
     this.clearRetry();
+    this.clearPrivateNotice();
     this.teardownSession();
     this.sink?.stop();
     if (this.halted) return;
@@ -299,6 +316,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
   setStation(station: string | StationLocator | null): void {
     if (this.destroyed) return;
     this.clearRetry();
+    this.clearPrivateNotice();
     this.teardownSession();
     this.stopPolling();
     this.stationGen++;
@@ -317,6 +335,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     this.destroyed = true;
     this.wantPlay = false;
     this.clearRetry();
+    this.clearPrivateNotice();
     this.stopPolling();
     this.teardownSession(options.keepalive);
     this.sink?.stop();
@@ -378,9 +397,11 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
   }
 
   private applyStation(station: Station): void {
+    const before = this._station?.id === station.id ? this._station.visibility : undefined;
     this._station = station;
     this.emit('station', station);
     if (this.halted) return;
+    this.watchVisibility(before, station.visibility);
     // The publisher dropped and may come back within the grace period: keep listening.
     if (station.status === 'reconnecting' && (this.session || this.http)) return;
     if (station.status !== 'live') {
@@ -403,6 +424,49 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     ) {
       this.fire('stop', null);
     }
+  }
+
+  /**
+   * A station that turns private while this listener, let in without a grant, listens: the notice
+   * (`privateNotice`), then at its end a rejoin, which the server refuses (the `private` state with
+   * its password form) unless the listener has since been let in. Turned back: the notice ends.
+   */
+  private watchVisibility(before: Station['visibility'], now: Station['visibility']): void {
+    if (now !== 'private') {
+      this.clearPrivateNotice();
+      return;
+    }
+    if (
+      before === undefined ||
+      before === 'private' ||
+      this._privateNoticeEndsAt !== null ||
+      this.access.grant ||
+      !this.wantPlay ||
+      !(this.session || this.http || this.connecting)
+    )
+      return;
+    const endsAt = Date.now() + PRIVATE_NOTICE_MS;
+    this._privateNoticeEndsAt = endsAt;
+    this.noticeTimer = setTimeout(() => {
+      this.noticeTimer = undefined;
+      this._privateNoticeEndsAt = null;
+      if (!this.destroyed) this.emit('privateNotice', null);
+      if (this.halted || this.access.grant || !this.wantPlay) return;
+      // the server ends it too; asking again now says why, whichever comes first
+      this.teardownSession();
+      this.sink?.stop();
+      this.setState('connecting', null);
+      this.maybeConnect();
+    }, PRIVATE_NOTICE_MS);
+    this.emit('privateNotice', { endsAt });
+  }
+
+  private clearPrivateNotice(): void {
+    if (this._privateNoticeEndsAt === null) return;
+    clearTimeout(this.noticeTimer);
+    this.noticeTimer = undefined;
+    this._privateNoticeEndsAt = null;
+    if (!this.destroyed) this.emit('privateNotice', null);
   }
 
   private stopPolling(): void {
@@ -770,6 +834,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
   private halt(event: 'fail' | 'domain-refused' | 'access-needed', error: ApiError): void {
     this.halted = true;
     this.clearRetry();
+    this.clearPrivateNotice();
     this.stopPolling();
     this.teardownSession();
     this.sink?.stop();

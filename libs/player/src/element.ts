@@ -82,6 +82,8 @@ const TEXT = {
   private: 'This is a private station. Open your invite link, or enter its password.',
   wrongPassword: 'Wrong password. Try again.',
   revoked: 'Your access to this private station was revoked.',
+  nowPrivate: (seconds: number) =>
+    `This station is now private: listening ends in ${seconds} s. Open your invite link, or enter its password.`,
   listen: 'Listen',
 } as const;
 
@@ -178,6 +180,8 @@ export class RadioPlayerElement extends Base {
 
   private parts: Parts | null = null;
   private client: ListeningClient | null = null;
+  /** Re-renders the "now private" countdown every second while it runs. */
+  private noticeTick: ReturnType<typeof setInterval> | undefined;
   private clientBase = '';
   private ref: StationRef | null = null;
   /** The station's answer to "may this site play it?" (`null` while asking), asked once per station. */
@@ -320,6 +324,12 @@ export class RadioPlayerElement extends Base {
       this.render();
     });
     client.on('transport', () => this.render());
+    client.on('privateNotice', (notice) => {
+      // the countdown, second by second, until the notice ends
+      clearInterval(this.noticeTick);
+      this.noticeTick = notice ? setInterval(() => this.render(), 1000) : undefined;
+      this.render();
+    });
     client.start();
   }
 
@@ -389,6 +399,8 @@ export class RadioPlayerElement extends Base {
   }
 
   private disconnectClient(): void {
+    clearInterval(this.noticeTick);
+    this.noticeTick = undefined;
     this.dropTogether();
     this.client?.destroy();
     this.client = null;
@@ -635,6 +647,9 @@ export class RadioPlayerElement extends Base {
   private message(state: PlayerState): string {
     const client = this.client;
     const error = client?.error ?? null;
+    const endsAt = client?.privateNoticeEndsAt ?? null;
+    if (endsAt !== null && (state === 'live' || state === 'connecting'))
+      return TEXT.nowPrivate(Math.max(0, Math.ceil((endsAt - Date.now()) / 1000)));
     switch (state) {
       case 'idle':
         return client?.station ? TEXT.idleLive : TEXT.loading;

@@ -28,6 +28,8 @@ export interface Station {
   /** Square cover art, or null. */
   coverUrl: string | null;
   schedule: string;
+  /** Who may listen (absent from older servers: public). */
+  visibility?: 'public' | 'unlisted' | 'private';
 }
 
 export interface IceServer {

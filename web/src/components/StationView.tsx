@@ -17,6 +17,7 @@ import { recordingQueries } from '../queries/recordings.queries';
 import { LoadError } from './LoadError';
 import { formatDuration, formatWhen, ReplayList } from './Replays';
 import { usePlayback } from '../lib/use-playback';
+import { PrivateFeeds } from './access/PrivateFeeds';
 import { PrivateUnlock } from './access/PrivateUnlock';
 import { ChatPanel } from './together/ChatPanel';
 import { useReportPlaying } from './together/useTogether';
@@ -410,6 +411,7 @@ export function StationView({ station, gone = false }: { station: Station; gone?
           </section>
         ) : null}
         <StationShare station={station} />
+        <PrivateFeeds station={station} />
       </div>
     </article>
   );

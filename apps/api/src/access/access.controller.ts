@@ -1,11 +1,12 @@
-import { Controller, Inject, Param } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Header, Inject, Param, Query, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   AddListenerRequest,
   CreateInviteRequest,
   type Invite,
   type ListedListener,
   StationAccess,
+  type StationFeeds,
   StationId,
   StationIdRequest,
   StationPasswordRequest,
@@ -13,11 +14,13 @@ import {
 import { z } from 'zod';
 import type { AuthContext } from '../auth/auth-context.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
+import { OptionalSessionGuard } from '../auth/session.guard.js';
 import { ZodPipe } from '../common/zod.pipe.js';
 import { OwnerRoute, ZodBody } from '../stations/owner-routes.js';
 import { AccessService } from './access.service.js';
 
 const ItemId = z.string().uuid({ message: 'This is not a valid id.' });
+const GrantQuery = z.object({ grant: z.string().max(2048).optional() });
 
 /** A private station's owner: invite links, the password, the listener list, the access panel. */
 @ApiTags('access')
@@ -108,5 +111,20 @@ export class AccessController {
     @Param('id', new ZodPipe(StationId)) id: string,
   ): Promise<StationAccess> {
     return this.access.overview(user.userId, id);
+  }
+
+  @Get(':id/feeds')
+  @Header('Cache-Control', 'private, no-store')
+  @ApiOperation({
+    summary:
+      "The caller's podcast and calendar addresses: a private station's are the caller's own secret ones (`?key=`), for its owner or a listener with a grant (`?grant=`); revoking that access makes them answer 403",
+  })
+  @UseGuards(OptionalSessionGuard)
+  feeds(
+    @Param('id', new ZodPipe(StationId)) id: string,
+    @Query(new ZodPipe(GrantQuery)) query: { grant?: string },
+    @CurrentUser() user: AuthContext | undefined,
+  ): Promise<StationFeeds> {
+    return this.access.feeds(id, user?.userId, query.grant);
   }
 }

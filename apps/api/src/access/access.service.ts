@@ -8,6 +8,7 @@ import {
   type Invite,
   type ListedListener,
   type StationAccess,
+  type StationFeeds,
   type StationPasswordRequest,
 } from '@radiobroadcaster/contracts';
 import { AuthMailer } from '../auth/auth.mailer.js';
@@ -30,6 +31,31 @@ interface InviteClaims {
 
 /** How long an invite token's signature lasts when the invite has no expiry (it can be revoked). */
 const OPEN_INVITE_TTL_SECONDS = 10 * 365 * 86_400;
+
+/**
+ * A private station's feed key (`?key=` on its podcast.xml and schedule.ics): one subscriber's
+ * secret address, naming how they got in. Revoking that (`gid`) makes it refuse.
+ */
+interface FeedKeyClaims {
+  stationId: string;
+  via: ListenVia;
+  gid: string;
+  lid: string;
+}
+
+/** Feed keys last as long as the access they name (a podcast app keeps the address for years). */
+const FEED_KEY_TTL_SECONDS = 10 * 365 * 86_400;
+/**
+ * How long the audio links a private podcast feed lists stay valid: every refresh of the feed lists
+ * fresh ones; a revoked access ends them at once.
+ */
+export const FEED_AUDIO_TTL_SECONDS = 7 * 86_400;
+
+/** A feed key that still admits: the listening grant the feed's audio links carry. */
+export interface FeedAccess {
+  /** A listening grant (`?grant=`) for the recordings and chapters the feed lists. */
+  grant: string;
+}
 
 /** A listener admitted to a private station. */
 export interface Admitted {
@@ -66,6 +92,8 @@ export function parseGid(gid: string | undefined): { kind: string; id: string } 
 export class AccessService {
   private readonly inviteSigner: TokenSigner<InviteClaims>;
 
+  private readonly feedSigner: TokenSigner<FeedKeyClaims>;
+
   constructor(
     @Inject(AccessRepository) private readonly repo: AccessRepository,
     @Inject(StationsService) private readonly stations: StationsService,
@@ -76,6 +104,7 @@ export class AccessService {
     @Inject(AccessSessions) private readonly sessions: AccessSessions,
   ) {
     this.inviteSigner = new TokenSigner(config.authSecret, 'station-invite');
+    this.feedSigner = new TokenSigner(config.authSecret, 'station-feed');
   }
 
   // ---- the owner's side ----
@@ -161,10 +190,17 @@ export class AccessService {
   /** The access panel's state: visibility, password set or not, the list, the log, who listens. */
   async overview(userId: string, stationId: string): Promise<StationAccess> {
     const station = await this.stations.owned(stationId, userId);
-    const [password, listeners, admissions] = await Promise.all([
+    const [password, listeners, admissions, listening, invites] = await Promise.all([
       this.repo.password(stationId),
       this.repo.listeners(stationId),
       this.repo.admissions(stationId),
+      this.sessions.listening(stationId),
+      this.repo.invites(stationId),
+    ]);
+    // how each got in, in the owner's words: the invite's label, the account's e-mail
+    const labels = new Map<string, string>([
+      ...invites.map((i) => [`invite:${i.id}`, i.label] as const),
+      ...listeners.map((l) => [`account:${l.id}`, l.email] as const),
     ]);
     return {
       stationId,
@@ -181,12 +217,9 @@ export class AccessService {
         label: a.label,
         listener: a.listenerId.slice(0, 8),
       })),
-      listening: this.sessions.of(stationId).map((s) => ({
-        listener: s.lid.slice(0, 8),
-        via: s.via,
-        label: s.label,
-        transport: s.transport,
-        since: s.since.toISOString(),
+      listening: listening.map(({ gid, ...l }) => ({
+        ...l,
+        label: l.label || (gid ? (labels.get(gid) ?? '') : ''),
       })),
     };
   }
@@ -282,6 +315,70 @@ export class AccessService {
       ErrorTag.PrivateStation,
       'This is a private station: only its listeners may see this',
     );
+  }
+
+  // ---- private feeds ----
+
+  /**
+   * The caller's podcast and calendar addresses. A private station's carry the caller's own
+   * feed key: the owner's, or one naming the access a listener's grant came from.
+   */
+  async feeds(
+    stationId: string,
+    userId: string | undefined,
+    grant: unknown,
+  ): Promise<StationFeeds> {
+    const station = await this.stations.entity(stationId);
+    const base = `${this.config.publicUrl}/${encodeURIComponent(station.broadcaster.username)}/${encodeURIComponent(station.slug)}`;
+    const plain = { podcastUrl: `${base}/podcast.xml`, calendarUrl: `${base}/schedule.ics` };
+    if (station.visibility !== 'private') return { ...plain, personal: false };
+    let claims: FeedKeyClaims;
+    if (userId && userId === station.broadcasterId) {
+      claims = { stationId: station.id, via: 'owner', gid: 'owner', lid: randomUUID() };
+    } else {
+      await this.assertMayHear(station, userId, grant);
+      const g = this.grants.verify(grant as string, station.id);
+      claims = { stationId: station.id, via: g.via, gid: g.gid ?? '', lid: g.lid };
+    }
+    const { token } = this.feedSigner.sign(claims, FEED_KEY_TTL_SECONDS);
+    const key = `?key=${encodeURIComponent(token)}`;
+    return {
+      podcastUrl: `${plain.podcastUrl}${key}`,
+      calendarUrl: `${plain.calendarUrl}${key}`,
+      personal: true,
+    };
+  }
+
+  /**
+   * Whether `key` opens `station`'s feeds: a station that is not private needs none (null); a
+   * private one answers 403 `PRIVATE_STATION` without a valid key, `GRANT_REVOKED` when the access
+   * it names was revoked.
+   */
+  async feedAccess(station: StationEntity, key: unknown): Promise<FeedAccess | null> {
+    if (station.visibility !== 'private') return null;
+    const refuse = (why: string) => new AppError(ErrorTag.PrivateStation, why);
+    if (typeof key !== 'string' || !key)
+      throw refuse(
+        'This is a private station: its feeds need your own feed address (on the station page once you are let in)',
+      );
+    const result = this.feedSigner.verify(key);
+    if (!result.ok || result.claims.stationId !== station.id)
+      throw refuse(
+        'This feed address is not valid: it was changed, cut short or is for another station',
+      );
+    const claims = result.claims;
+    if (!(await this.grantValid(station.id, claims)))
+      throw new AppError(
+        ErrorTag.GrantRevoked,
+        'Your access to this private station was revoked: this feed address no longer works',
+      );
+    const { token } = this.grants.issue(
+      station,
+      { via: claims.via, origin: null, gid: claims.gid, lid: claims.lid },
+      FEED_AUDIO_TTL_SECONDS,
+      this.config.publicUrl,
+    );
+    return { grant: token };
   }
 
   /** Whether a grant's claims still admit to the station as it is now. */

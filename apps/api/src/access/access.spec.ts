@@ -395,4 +395,45 @@ describe('private stations: access API, admission and leaks', () => {
     }
     expect(leaks).toEqual([]);
   });
+
+  it("a deleted account's e-mail leaves the listener lists and the admission log it was on", async () => {
+    const leaving = await signUp(t.url);
+    const other = await signUp(t.url);
+    const station = (
+      (await call('POST', '/api/stations', { name: 'Leaving Choir' })).body as unknown as {
+        station: Station;
+      }
+    ).station;
+    await call('POST', '/api/stations/update', { stationId: station.id, visibility: 'private' });
+    for (const u of [leaving, other])
+      expect(
+        (await call('POST', '/api/stations/listeners', { stationId: station.id, email: u.email }))
+          .status,
+      ).toBe(201);
+    await call('POST', '/api/stations/invites', { stationId: station.id, label: 'members' });
+    // let in by the list (the station is off air, so the join says so after admitting)
+    expect(
+      (await call('POST', '/api/joinStationAsReceiver', { stationId: station.id }, leaving.auth))
+        .body.error,
+    ).toBe('STATION_NOT_ACTIVE');
+    const overview = async () =>
+      (await call('GET', `/api/stations/${station.id}/access`)).body as unknown as StationAccess;
+    expect((await overview()).listeners.map((l) => l.email).sort()).toEqual(
+      [leaving.email, other.email].sort(),
+    );
+    expect((await overview()).admissions.map((a) => a.label)).toContain(leaving.email);
+
+    const gone = await call(
+      'POST',
+      '/api/auth/delete-user',
+      { password: leaving.password },
+      leaving.auth,
+    );
+    expect(gone.status).toBe(200);
+    const after = await overview();
+    expect(after.listeners.map((l) => l.email)).toEqual([other.email]);
+    expect(after.admissions.map((a) => a.via)).toContain('account');
+    const invites = (await call('GET', `/api/stations/${station.id}/invites`)).body;
+    expect(JSON.stringify([after, invites])).not.toContain(leaving.email);
+  });
 });

@@ -22,6 +22,7 @@ import { PrivateStations1797000000000 } from './migrations/1797000000000-private
 import { Chat1797100000000 } from './migrations/1797100000000-chat.js';
 import { Follow1797200000000 } from './migrations/1797200000000-follow.js';
 import { PodcastEpisodes1797200000001 } from './migrations/1797200000001-podcast-episodes.js';
+import { ForgetDeletedListeners1797300000000 } from './migrations/1797300000000-forget-deleted-listeners.js';
 import { AllowedDomainsCap1795500000000 } from './migrations/1795500000000-allowed-domains-cap.js';
 import { StationReconnecting1795600000000 } from './migrations/1795600000000-station-reconnecting.js';
 import { EventOutbox1795700000000 } from './migrations/1795700000000-event-outbox.js';
@@ -64,6 +65,7 @@ export const MIGRATIONS = [
   Chat1797100000000,
   Follow1797200000000,
   PodcastEpisodes1797200000001,
+  ForgetDeletedListeners1797300000000,
 ];
 
 /** The one set of TypeORM options for real PostgreSQL and embedded PGlite alike. */

@@ -103,7 +103,7 @@ export function podcastXml(c: FeedChannel, episodes: FeedEpisode[]): string {
     <itunes:category text="Music"/>
     <itunes:explicit>false</itunes:explicit>
     <itunes:type>episodic</itunes:type>
-    <podcast:guid>${podcastGuid(c.feedUrl)}</podcast:guid>
+    <podcast:guid>${podcastGuid(c.feedUrl.split('?')[0]!)}</podcast:guid>
     <podcast:medium>podcast</podcast:medium>
     <podcast:locked>no</podcast:locked>
 ${items.join('\n')}

@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   type PodcastEpisode,
@@ -10,9 +10,13 @@ import {
 import type { Response } from 'express';
 import type { AuthContext } from '../auth/auth-context.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
+import { z } from 'zod';
 import { ZodPipe } from '../common/zod.pipe.js';
 import { OwnerRoute, ZodBody } from '../stations/owner-routes.js';
 import { PodcastService } from './podcast.service.js';
+
+const KeyQuery = z.object({ key: z.string().max(2048).optional() });
+const GrantQuery = z.object({ grant: z.string().max(2048).optional() });
 
 @ApiTags('podcast')
 @Controller()
@@ -22,19 +26,20 @@ export class PodcastController {
   @Get(':username/:slug/podcast.xml')
   @ApiOperation({
     summary:
-      "A station's public replays as a podcast (RSS 2.0 with the iTunes and Podcasting 2.0 namespaces)",
+      "A station's public replays as a podcast (RSS 2.0 with the iTunes and Podcasting 2.0 namespaces); a private station's only with a subscriber's own `?key=` (GET /api/stations/{id}/feeds), 403 without or once their access is revoked",
   })
   async feed(
     @Param('username') username: string,
     @Param('slug') slug: string,
+    @Query(new ZodPipe(KeyQuery)) { key }: { key?: string },
     @Res() res: Response,
   ): Promise<void> {
-    const xml = await this.podcast.feed(username, slug);
+    const { xml, personal } = await this.podcast.feed(username, slug, key);
     res
       .status(200)
       .set({
         'Content-Type': 'application/rss+xml; charset=utf-8',
-        'Cache-Control': 'public, max-age=300',
+        'Cache-Control': personal ? 'private, no-store' : 'public, max-age=300',
       })
       .send(xml);
   }
@@ -55,18 +60,20 @@ export class PodcastController {
 
   @Get('api/recordings/:recordingId/chapters.json')
   @ApiOperation({
-    summary: "A public replay's chapters from its now-playing timeline (JSON chapters 1.2.0)",
+    summary:
+      "A public replay's chapters from its now-playing timeline (JSON chapters 1.2.0); a private one's with a listening grant (`?grant=`)",
   })
   async chapters(
     @Param('recordingId', new ZodPipe(RecordingId)) id: string,
+    @Query(new ZodPipe(GrantQuery)) { grant }: { grant?: string },
     @Res() res: Response,
   ): Promise<void> {
-    const body = await this.podcast.chapters(id);
+    const body = await this.podcast.chapters(id, grant);
     res
       .status(200)
       .set({
         'Content-Type': 'application/json+chapters; charset=utf-8',
-        'Cache-Control': 'public, max-age=300',
+        'Cache-Control': grant ? 'private, no-store' : 'public, max-age=300',
         'Access-Control-Allow-Origin': '*',
       })
       .send(JSON.stringify(body));

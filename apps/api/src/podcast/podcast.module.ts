@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccessModule } from '../access/access.module.js';
 import { ImagesModule } from '../images/images.module.js';
 import { RecordingsModule } from '../recordings/recordings.module.js';
 import { StationsModule } from '../stations/stations.module.js';
@@ -8,7 +9,7 @@ import { PodcastService } from './podcast.service.js';
 
 /** A station's public replays as a podcast feed, with artwork and chapters. */
 @Module({
-  imports: [StationsModule, RecordingsModule, ImagesModule],
+  imports: [StationsModule, RecordingsModule, ImagesModule, AccessModule],
   controllers: [PodcastController],
   providers: [PodcastRepository, PodcastService],
 })

@@ -6,6 +6,7 @@ import type {
   UpdateEpisodeRequest,
 } from '@radiobroadcaster/contracts';
 import sharp from 'sharp';
+import { AccessService } from '../access/access.service.js';
 import { AppError } from '../common/app-error.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { ImagesService } from '../images/images.service.js';
@@ -27,6 +28,7 @@ export class PodcastService {
     @Inject(ImagesService) private readonly images: ImagesService,
     @Inject(PodcastRepository) private readonly repo: PodcastRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(AccessService) private readonly access: AccessService,
   ) {}
 
   private async station(username: string, slug: string): Promise<StationEntity> {
@@ -39,10 +41,13 @@ export class PodcastService {
     return `${this.config.publicUrl}/${s.broadcaster.username}/${s.slug}`;
   }
 
-  /** Publicly listed, finished replays not dropped from the feed, newest first. */
-  private async episodes(s: StationEntity) {
-    const all = (await this.recordings.list(s.id, undefined)).filter(
-      (r) => isPubliclyListed(r) && r.status === 'ready' && r.durationSeconds > 0,
+  /**
+   * Finished replays not dropped from the feed, newest first: the publicly listed ones, or with a
+   * private station's listening `grant` (from a feed key) those its listeners see.
+   */
+  private async episodes(s: StationEntity, grant?: string) {
+    const all = (await this.recordings.list(s.id, undefined, grant)).filter(
+      (r) => (grant || isPubliclyListed(r)) && r.status === 'ready' && r.durationSeconds > 0,
     );
     const edits = await this.repo.byRecordings(all.map((r) => r.id));
     return all
@@ -50,11 +55,23 @@ export class PodcastService {
       .filter(({ edit }) => edit?.inFeed !== false);
   }
 
-  async feed(username: string, slug: string): Promise<string> {
+  /**
+   * The feed; a private station's needs a subscriber's feed `key` (403 without, or once their
+   * access is revoked), and its audio and chapter links carry a listening grant.
+   */
+  async feed(
+    username: string,
+    slug: string,
+    key?: unknown,
+  ): Promise<{ xml: string; personal: boolean }> {
     const s = await this.station(username, slug);
+    const access = await this.access.feedAccess(s, key);
+    const grant = access?.grant;
+    const withGrant = (url: string) =>
+      grant ? `${url}${url.includes('?') ? '&' : '?'}grant=${encodeURIComponent(grant)}` : url;
     const base = this.base(s);
-    const list = await this.episodes(s);
-    return podcastXml(
+    const list = await this.episodes(s, grant);
+    const xml = podcastXml(
       {
         title: s.name,
         description:
@@ -62,24 +79,28 @@ export class PodcastService {
           `Live broadcasts of ${s.name} by @${s.broadcaster.username}, as replays.`,
         author: s.broadcaster.name || s.broadcaster.username,
         link: base,
-        feedUrl: `${base}/podcast.xml`,
+        feedUrl: `${base}/podcast.xml${typeof key === 'string' && access ? `?key=${encodeURIComponent(key)}` : ''}`,
         artworkUrl: `${base}/podcast.jpg${s.coverImageId ? `?v=${s.coverImageId.slice(0, 8)}` : ''}`,
       },
       list.map(({ r, edit }) => ({
-        recording: r,
+        recording: { ...r, url: withGrant(r.url) },
         title: r.title,
         notes: edit?.notes ?? '',
         chaptersUrl: r.timeline.some((e) => e.track)
-          ? `${this.config.publicUrl}/api/recordings/${r.id}/chapters.json`
+          ? withGrant(`${this.config.publicUrl}/api/recordings/${r.id}/chapters.json`)
           : null,
       })),
     );
+    return { xml, personal: access !== null };
   }
 
-  /** JSON chapters from the now-playing timeline (publicly listed replays only). */
-  async chapters(recordingId: string) {
-    const r = await this.recordings.get(recordingId, undefined);
-    if (!isPubliclyListed(r)) throw AppError.notFound('Recording not found');
+  /**
+   * JSON chapters from the now-playing timeline: publicly listed replays, or with a private
+   * station's listening `grant` the ones its listeners may hear.
+   */
+  async chapters(recordingId: string, grant?: string) {
+    const r = await this.recordings.get(recordingId, undefined, grant);
+    if (!grant && !isPubliclyListed(r)) throw AppError.notFound('Recording not found');
     return chaptersJson(r.timeline, r.durationSeconds);
   }
 
@@ -109,7 +130,8 @@ export class PodcastService {
     );
     const edits = await this.repo.byRecordings(all.map((r) => r.id));
     return {
-      feedUrl: `${this.base(s)}/podcast.xml`,
+      // a private station's: the owner's own secret address
+      feedUrl: (await this.access.feeds(s.id, userId, undefined)).podcastUrl,
       episodes: all.map((r) => episode(r, edits.get(r.id))),
     };
   }

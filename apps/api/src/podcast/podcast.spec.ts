@@ -3,6 +3,8 @@
  * python3-podcastparser and python3-feedparser read every field, gPodder's `gpo` subscribes and
  * downloads the newest episode, which ffprobe reads with the right duration; chapters match the
  * now-playing timeline; owners retitle, annotate and drop episodes; unpublished replays stay out.
+ * A private station's feed and calendar open only at a subscriber's own secret address, which
+ * gpo subscribes to and downloads from, and which stops working when their access is revoked.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, statSync } from 'node:fs';
@@ -12,12 +14,16 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type {
   CreateStationResponse,
+  Invite,
   PodcastResponse,
   Recording,
+  StationFeeds,
 } from '@radiobroadcaster/contracts';
 import request from 'supertest';
 import { waitUntil } from '../../../../test/support/wait.js';
+import { AccessService } from '../access/access.service.js';
 import { EventBus } from '../events/event-bus.js';
+import { StationsService } from '../stations/stations.service.js';
 import { RecordingsService } from '../recordings/recordings.service.js';
 import { StationAudioTap } from '../recordings/station-audio-tap.js';
 import { opusPackets, ScriptedTap } from '../../testing/recording-fixtures.js';
@@ -246,18 +252,24 @@ describe('podcast feed', () => {
     expect(recordings[1]!.timeline[0]!.offsetSeconds).toBeCloseTo(3, 0);
   });
 
-  it("gPodder's gpo subscribes and downloads the newest episode, which ffprobe reads with the right duration", async () => {
+  /** gPodder's `gpo` in a home of its own: subscribes to `url`, downloads, lists the files. */
+  async function gpoDownload(url: string): Promise<{ list: string; files: string[] }> {
     const home = mkdtempSync(join(tmpdir(), 'rb-gpo-'));
     const downloads = join(home, 'downloads');
     const env = { ...process.env, GPODDER_HOME: home, GPODDER_DOWNLOAD_DIR: downloads };
     const gpo = (...args: string[]) => run('gpo', args, { env, timeout: 60_000 });
-    await gpo('subscribe', `${t.config.publicUrl}${feedPath}`);
+    await gpo('subscribe', url);
     const list = await gpo('list');
-    expect(list.stdout).toContain('Replay Radio');
     await gpo('download');
     const files = readdirSync(downloads, { recursive: true, withFileTypes: true })
       .filter((d) => d.isFile())
       .map((d) => join(d.parentPath, d.name));
+    return { list: list.stdout, files };
+  }
+
+  it("gPodder's gpo subscribes and downloads the newest episode, which ffprobe reads with the right duration", async () => {
+    const { list, files } = await gpoDownload(`${t.config.publicUrl}${feedPath}`);
+    expect(list).toContain('Replay Radio');
     expect(files.length).toBeGreaterThanOrEqual(1);
     const newest = files.find((f) => statSync(f).size === recordings[1]!.sizeBytes);
     expect(newest).toBeDefined();
@@ -322,4 +334,116 @@ describe('podcast feed', () => {
     await request(t.url).get(`/api/recordings/${newest.id}/chapters.json`).expect(404);
     await request(t.url).get(`/nobody-here/replay-radio/podcast.xml`).expect(404);
   });
+
+  it("a private station's feed and calendar open only at a subscriber's own address, until their access is revoked", async () => {
+    const calendarPath = feedPath.replace(/podcast\.xml$/, 'schedule.ics');
+    await request(t.url)
+      .post('/api/stations/update')
+      .set(owner.auth)
+      .send({ stationId, visibility: 'private' })
+      .expect(200);
+    // The public addresses refuse, for strangers and signed-in strangers alike.
+    for (const path of [feedPath, calendarPath])
+      for (const auth of [{}, stranger.auth]) {
+        const res = await request(t.url).get(path).set(auth).expect(403);
+        expect(res.body).toMatchObject({ error: 'PRIVATE_STATION' });
+      }
+    await request(t.url).get(`/api/stations/${stationId}/feeds`).set(stranger.auth).expect(403);
+    await request(t.url).get(`/api/stations/${stationId}/feeds?grant=x.y`).expect(403);
+
+    // Two listeners let in: one by an invite link, one by the password.
+    const invite = (
+      await request(t.url)
+        .post('/api/stations/invites')
+        .set(owner.auth)
+        .send({ stationId, label: 'members' })
+        .expect(201)
+    ).body as Invite;
+    await request(t.url)
+      .post('/api/stations/password')
+      .set(owner.auth)
+      .send({ stationId, password: 'choir-2026' })
+      .expect(200);
+    const access = t.app.get(AccessService);
+    const station = await t.app.get(StationsService).entity(stationId);
+    const grantOf = async (how: { invite?: string; password?: string }) =>
+      access.issueGrant(station, (await access.admit(station, how, null))!, null, t.url).token;
+    const feedsOf = async (grant: string) =>
+      (
+        await request(t.url)
+          .get(`/api/stations/${stationId}/feeds?grant=${encodeURIComponent(grant)}`)
+          .expect(200)
+      ).body as StationFeeds;
+    const invited = await feedsOf(await grantOf({ invite: invite.token }));
+    const byPassword = await feedsOf(await grantOf({ password: 'choir-2026' }));
+    expect(invited.personal).toBe(true);
+    expect(invited.podcastUrl).toMatch(
+      new RegExp(`^${t.config.publicUrl}${feedPath}\\?key=.{40,}$`),
+    );
+    expect(invited.calendarUrl).toMatch(
+      new RegExp(`^${t.config.publicUrl}${calendarPath}\\?key=.{40,}$`),
+    );
+    expect(byPassword.podcastUrl).not.toBe(invited.podcastUrl);
+
+    // A podcast reader subscribes at the invitee's address and downloads the private replay.
+    const path = (u: string) => u.slice(t.config.publicUrl.length);
+    const res = await request(t.url).get(path(invited.podcastUrl)).expect(200);
+    expect(res.headers['cache-control']).toBe('private, no-store');
+    const p = (await python(PODCASTPARSER, res.text)) as {
+      title: string;
+      episodes: { guid: string; enclosures: { url: string }[] }[];
+    };
+    // the newest replay (made private earlier) is listed to the station's listeners
+    expect(p.episodes.map((e) => e.guid)).toEqual([
+      `radiobroadcaster:recording:${recordings[1]!.id}`,
+    ]);
+    const audioUrl = p.episodes[0]!.enclosures[0]!.url;
+    expect(audioUrl).toContain('grant=');
+    const chaptersUrl = /<podcast:chapters url="([^"]+)"/
+      .exec(res.text)![1]!
+      .replace(/&amp;/g, '&');
+    expect(chaptersUrl).toContain('grant=');
+    await request(t.url).get(`/api/recordings/${recordings[1]!.id}/chapters.json`).expect(404);
+    await request(t.url).get(path(chaptersUrl)).expect(200);
+    const { list, files } = await gpoDownload(invited.podcastUrl);
+    expect(list).toContain('Replay Radio');
+    const downloaded = files.find((f) => statSync(f).size === recordings[1]!.sizeBytes);
+    expect(downloaded).toBeDefined();
+    expect(await ffprobeDuration(downloaded!)).toBeCloseTo(8, 0);
+    expect((await request(t.url).get(path(invited.calendarUrl)).expect(200)).text).toContain(
+      'BEGIN:VCALENDAR',
+    );
+
+    // A changed key is refused; so is one of another station.
+    const tampered = `${path(invited.podcastUrl).slice(0, -3)}xyz`;
+    expect((await request(t.url).get(tampered).expect(403)).body).toMatchObject({
+      error: 'PRIVATE_STATION',
+    });
+
+    // Revoking the invite closes the invitee's feed, calendar and audio links; the password
+    // listener's go on.
+    await request(t.url).delete(`/api/stations/invites/${invite.id}`).set(owner.auth).expect(204);
+    for (const u of [invited.podcastUrl, invited.calendarUrl])
+      expect((await request(t.url).get(path(u)).expect(403)).body).toMatchObject({
+        error: 'GRANT_REVOKED',
+      });
+    await request(t.url).get(path(audioUrl)).expect(404);
+    await request(t.url).get(path(chaptersUrl)).expect(404);
+    await request(t.url).get(path(byPassword.podcastUrl)).expect(200);
+    await request(t.url).get(path(byPassword.calendarUrl)).expect(200);
+    // ...until the password changes.
+    await request(t.url)
+      .post('/api/stations/password')
+      .set(owner.auth)
+      .send({ stationId, password: 'choir-2027' })
+      .expect(200);
+    await request(t.url).get(path(byPassword.podcastUrl)).expect(403);
+
+    // The owner's studio shows the owner's own address, which works.
+    const mine = (
+      await request(t.url).get(`/api/stations/${stationId}/podcast`).set(owner.auth).expect(200)
+    ).body as PodcastResponse;
+    expect(mine.feedUrl).toContain('?key=');
+    await request(t.url).get(path(mine.feedUrl)).expect(200);
+  }, 120_000);
 });

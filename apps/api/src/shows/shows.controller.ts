@@ -78,7 +78,10 @@ export class ShowsController extends OwnedItemsController<Show, UpdateShowReques
   }
 
   @Get(':username/:slug/schedule.ics')
-  @ApiOperation({ summary: "A station's shows as an iCalendar feed (RFC 5545)" })
+  @ApiOperation({
+    summary:
+      "A station's shows as an iCalendar feed (RFC 5545); a private station's only for its owner, a listener's grant (`?grant=`) or a subscriber's own `?key=` (GET /api/stations/{id}/feeds), 403 once their access is revoked",
+  })
   @UseGuards(OptionalSessionGuard)
   async calendar(
     @Param('username') username: string,
@@ -88,7 +91,10 @@ export class ShowsController extends OwnedItemsController<Show, UpdateShowReques
     @CurrentUser() user: AuthContext | undefined,
   ): Promise<void> {
     const { station, shows } = await this.shows.byAddress(username, slug);
-    await this.access.assertMayHear(station, user?.userId, req.query.grant);
+    // a private station's: its owner, a listener's grant, or a subscriber's own feed key
+    if (req.query.key !== undefined && station.broadcasterId !== user?.userId)
+      await this.access.feedAccess(station, req.query.key);
+    else await this.access.assertMayHear(station, user?.userId, req.query.grant);
     res
       .status(200)
       .set({

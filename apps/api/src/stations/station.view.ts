@@ -40,6 +40,7 @@ export function toStation(e: StationEntity, viewerCount: number): Station {
     lastActiveAt: e.lastActiveAt?.toISOString() ?? null,
     coverUrl: e.coverImageId ? imagePath(e.coverImageId) : null,
     schedule: e.schedule,
+    visibility: e.visibility,
   };
 }
 

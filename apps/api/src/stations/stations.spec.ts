@@ -44,6 +44,7 @@ describe('stations API (PostgreSQL)', () => {
           'lastActiveAt',
           'coverUrl',
           'schedule',
+          'visibility',
         ].sort(),
       );
       expect(station).toMatchObject({

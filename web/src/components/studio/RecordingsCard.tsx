@@ -3,6 +3,7 @@ import {
   type Recording,
   type RecordingSetting,
   type Station,
+  type StationVisibility,
   UpdateRecordingRequest,
 } from '@radiobroadcaster/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -17,6 +18,18 @@ import { formatDuration, formatSize, formatWhen } from '../Replays';
 import '../audience.css';
 import { isOnAir } from '../StationView';
 
+/** Who may play a replay, in plain words (its own setting, else the station's). */
+const VISIBILITY_TEXT: Record<StationVisibility, string> = {
+  public: 'Public: anyone, listed',
+  unlisted: 'Unlisted: anyone with its link',
+  private: 'Private: your listeners only',
+};
+const VISIBILITY_PILL: Record<StationVisibility, { text: string; cls: string }> = {
+  public: { text: 'Public', cls: 'pill-ok' },
+  unlisted: { text: 'Unlisted', cls: 'pill-wait' },
+  private: { text: 'Private', cls: 'pill-wait' },
+};
+
 /** Retention choices; a value set through the API that is not here is shown as well. */
 const RETENTION = [null, 7, 30, 90, 365] as const;
 
@@ -26,7 +39,8 @@ function retentionText(days: number | null): string {
 
 /**
  * Recording of the station's broadcasts (off by default), how long recordings are kept, and the
- * recordings themselves: rename, publish or unpublish, delete. A recording that stopped early (a
+ * recordings themselves: rename, choose who may play each (public, unlisted, private, or as the
+ * station), delete. A recording that stopped early (a
  * full disk) says so here while the broadcast goes on.
  */
 export function RecordingsCard({ station }: { station: Station }) {
@@ -76,7 +90,8 @@ export function RecordingsCard({ station }: { station: Station }) {
       <p className="muted small">
         Recording is off unless you turn it on: everyone you put on air is recorded too (ask your
         guests first), and replays take disk space. When on, each broadcast is saved as Ogg/Opus and
-        published as a replay on your station page when it ends; unpublish any of them below.
+        published as a replay on your station page when it ends, as visible as your station; choose
+        who may play each one below.
       </p>
       {latest?.status === 'failed' && latest.error ? (
         <p className="notice notice-warn" role="alert" data-testid="recording-problem">
@@ -157,11 +172,9 @@ function RecordingRow({ recording: r, station }: { recording: Recording; station
       setRenaming(false);
       await refresh();
       toast.success(
-        req.published === undefined
+        req.visibility === undefined
           ? 'Replay renamed'
-          : next.published
-            ? 'Replay published'
-            : 'Replay unpublished',
+          : `Replay now ${VISIBILITY_PILL[next.visibility].text.toLowerCase()}`,
         { description: next.title },
       );
     },
@@ -184,6 +197,7 @@ function RecordingRow({ recording: r, station }: { recording: Recording; station
       data-recording-id={r.id}
       data-status={r.status}
       data-published={r.published}
+      data-visibility={r.visibility}
     >
       <div className="grow">
         {going ? (
@@ -205,8 +219,11 @@ function RecordingRow({ recording: r, station }: { recording: Recording; station
           {formatWhen(r.startedAt)} · {formatDuration(r.durationSeconds)} ·{' '}
           {formatSize(r.sizeBytes)} <span className={`pill ${status.cls}`}>{status.text}</span>{' '}
           {going ? null : (
-            <span className={`pill ${r.published ? 'pill-ok' : 'pill-wait'}`}>
-              {r.published ? 'Published' : 'Private'}
+            <span
+              className={`pill ${VISIBILITY_PILL[r.visibility].cls}`}
+              data-testid="recording-visibility-pill"
+            >
+              {VISIBILITY_PILL[r.visibility].text}
             </span>
           )}
         </p>
@@ -251,15 +268,31 @@ function RecordingRow({ recording: r, station }: { recording: Recording; station
           >
             Rename
           </button>
-          <button
-            type="button"
-            className="btn btn-sm"
-            onClick={() => update.mutate({ recordingId: r.id, published: !r.published })}
-            disabled={update.isPending}
-            data-testid="recording-publish"
-          >
-            {r.published ? 'Unpublish' : 'Publish'}
-          </button>
+          <label className="recording-visibility">
+            <span className="sr-only">Who can play {r.title}</span>
+            <select
+              className="select select-sm"
+              value={r.visibilitySetting ?? ''}
+              disabled={update.isPending}
+              onChange={(e) =>
+                update.mutate({
+                  recordingId: r.id,
+                  visibility: e.target.value === '' ? null : (e.target.value as StationVisibility),
+                })
+              }
+              data-testid="recording-visibility"
+            >
+              <option value="">
+                As the station ({VISIBILITY_PILL[station.visibility ?? 'public'].text.toLowerCase()}
+                )
+              </option>
+              {(['public', 'unlisted', 'private'] as const).map((v) => (
+                <option key={v} value={v}>
+                  {VISIBILITY_TEXT[v]}
+                </option>
+              ))}
+            </select>
+          </label>
           <a className="btn btn-sm" href={recordingAudioPath(r.id, true)} download>
             Download
           </a>
