@@ -455,7 +455,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
       // the server ends it too; asking again now says why, whichever comes first
       this.teardownSession();
       this.sink?.stop();
-      this.setState('connecting', null);
+      this.fire('connect', null);
       this.maybeConnect();
     }, PRIVATE_NOTICE_MS);
     this.emit('privateNotice', { endsAt });
