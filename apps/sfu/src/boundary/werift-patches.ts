@@ -16,6 +16,7 @@ import {
   DtlsSocket,
   RTCCertificate,
   RTCDtlsTransport,
+  StunProtocol,
 } from 'werift';
 
 /**
@@ -54,6 +55,59 @@ export function applyWeriftPatches(): void {
   patchCertificateParsing();
   patchFingerprints();
   patchDtlsHandshakeUnderLoss();
+  patchIceCheckRetransmission();
+}
+
+/**
+ * ICE connectivity checks (RFC 8445 §7.2.5: STUN transactions, over UDP retransmitted as RFC 5389
+ * §7.2.1 says: RTO doubling after each request, Rc = 7 requests) where werift asks for them with a
+ * retransmission count (its checks and its nominating request pass 4): 7 requests from an RTO of
+ * CHECK_RTO_MS, at 0, 0.1, 0.3, 0.7, 1.5, 3.1 and 6.3 s, the check failing at 12.7 s (the SFU gives a
+ * join 10 s). werift 0.24 sends 5 from an RTO of 50 ms (RETRY_RTO), so a check failed 1.55 s after it
+ * began whatever the link: a pair whose answers came later (a peer still waiting for its SDP answer, a
+ * starved event loop, a 300 ms link that lost two answers) was failed for good, and with it the join.
+ * The RTO stays below RFC 5389's 500 ms so that one lost check costs a fast link 0.1 s, not 0.5 s
+ * (RFC 8445 §14.3 paces checks by Ta = 50 ms). Transactions given as options (werift's RTT-based
+ * consent checks) and TCP's (no retransmission, RFC 6544) go as werift sends them.
+ * For werift's sources: docs/upstream/werift-ice-check-retransmission.diff.
+ */
+export const CHECK_RTO_MS = 100;
+export const CHECK_REQUESTS = 7;
+
+type StunRequest = (
+  this: StunProtocol,
+  msg: unknown,
+  addr: unknown,
+  key?: Buffer,
+  retransmissions?:
+    | number
+    | {
+        retransmissions?: number;
+        responseTimeout?: number;
+        onRequestSent?: (attempt: number) => void;
+      },
+  onRequestSent?: (attempt: number) => void,
+) => Promise<unknown>;
+
+function patchIceCheckRetransmission(): void {
+  const proto = StunProtocol.prototype as unknown as { request?: StunRequest };
+  const request = proto.request;
+  if (typeof request !== 'function')
+    throw new Error('werift changed: StunProtocol.request is gone');
+  proto.request = function (this: StunProtocol, msg, addr, key, retransmissions, onRequestSent) {
+    const check = typeof retransmissions === 'number' && retransmissions > 0;
+    return request.call(
+      this,
+      msg,
+      addr,
+      key,
+      check
+        ? // (werift reads onRequestSent from the options when it is given them)
+          { retransmissions: CHECK_REQUESTS - 1, responseTimeout: CHECK_RTO_MS, onRequestSent }
+        : retransmissions,
+      onRequestSent,
+    );
+  };
 }
 
 /**
