@@ -95,6 +95,13 @@ function activity(ice: IceConnection | null): number {
 export const HANDSHAKES_AT_ONCE = 32;
 /** A handshake that has not finished by then gives its slot to the next join (it may still finish). */
 const HANDSHAKE_SLOT_MS = 3000;
+/**
+ * How long a listener that has not connected yet is kept: as long as WHEP clients wait for the
+ * connection (the CLI 15 s), whatever listenerTimeoutMs says of connected ones. On a lossy link under
+ * load a handshake can need 10 s (checks and DTLS flights lost, backing off); removing it at 10 s
+ * failed joins whose client was still retransmitting.
+ */
+const JOIN_WINDOW_MS = 15000;
 
 class Listener {
   connected = false;
@@ -448,7 +455,9 @@ export class ListenerShard {
     for (const st of [...this.stations.values()]) {
       for (const l of [...st.all.values()]) {
         if (!l.connected) {
-          if (now - l.createdAt > timeout) void this.remove(l, 'connect-timeout');
+          if (now - l.createdAt > Math.max(timeout, JOIN_WINDOW_MS)) {
+            void this.remove(l, 'connect-timeout');
+          }
           continue;
         }
         const act = activity(l.ice) + (l.consent?.heard ?? 0);
