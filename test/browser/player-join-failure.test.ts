@@ -64,7 +64,7 @@ describe('<radio-player>: a join that does not get through', () => {
         timeoutMs: 30_000,
       }),
     ]);
-  }, 90_000);
+  }, 180_000);
 
   afterAll(async () => {
     await w?.page.goto('about:blank').catch(() => undefined);
