@@ -16,7 +16,7 @@ import {
 import { createTestListener, waitFor } from '../test-peers.js';
 import { createPeer } from '../werift/werift-config.js';
 import { createWeriftEngine } from '../werift/werift-engine.js';
-import { CHECK_REQUESTS } from './werift-patches.js';
+import { CHECK_REQUESTS, CONSENT_RETRANSMISSIONS } from './werift-patches.js';
 
 /** Names werift resolves (its STUN transactions look up the server's host first). */
 function recordLookups() {
@@ -360,5 +360,41 @@ describe('werift ICE check retransmission', () => {
     expect(requests).toBeGreaterThanOrEqual(6);
     expect(requests).toBeLessThanOrEqual(CHECK_REQUESTS);
     expect(attempts.slice(0, 6)).toEqual([0, 1, 2, 3, 4, 5]);
+  }, 30000);
+});
+
+describe('werift ICE consent check retransmission', () => {
+  /** A consent check as werift's queryConsent makes it (options, no retransmission) answered only at its 3rd request. */
+  it('retransmits a consent check twice before giving it up', async () => {
+    const key = Buffer.from('remote-password-remote-password', 'utf8');
+    const peer = createSocket('udp4');
+    await new Promise<void>((r) => peer.bind(0, '127.0.0.1', r));
+    let requests = 0;
+    peer.on('message', (data, rinfo) => {
+      const req = parseMessage(data);
+      if (!req || req.messageClass !== classes.REQUEST) return;
+      requests++;
+      if (requests < 1 + CONSENT_RETRANSMISSIONS) return; // lost on the way
+      const res = new Message(methods.BINDING, classes.RESPONSE, req.transactionId)
+        .setAttribute('XOR-MAPPED-ADDRESS', [rinfo.address, rinfo.port])
+        .addMessageIntegrity(key)
+        .addFingerprint();
+      peer.send(res.bytes, rinfo.port, rinfo.address);
+    });
+    const protocol = new StunProtocol();
+    await protocol.connectionMade(true, undefined, { udp4: '127.0.0.1' });
+    try {
+      const [response] = await protocol.request(
+        new Message(methods.BINDING, classes.REQUEST),
+        ['127.0.0.1', (peer.address() as { port: number }).port],
+        key,
+        { retransmissions: 0, responseTimeout: 500, signal: new AbortController().signal },
+      );
+      expect(response.messageClass).toBe(classes.RESPONSE);
+    } finally {
+      await protocol.close();
+      peer.close();
+    }
+    expect(requests).toBe(1 + CONSENT_RETRANSMISSIONS);
   }, 30000);
 });

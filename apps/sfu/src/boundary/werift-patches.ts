@@ -73,6 +73,17 @@ export function applyWeriftPatches(): void {
  */
 export const CHECK_RTO_MS = 100;
 export const CHECK_REQUESTS = 7;
+/**
+ * RFC 7675 consent checks, which werift sends every 4–6 s as a single request (`retransmissions: 0`,
+ * waiting max(500 ms, 2 RTT + 200 ms)) and which expire the connection after 30 s without an answer:
+ * retransmitted twice more with the same backoff (at 1× and 3× that wait, given up at 7×; werift
+ * aborts a transaction still open when the next check starts). One lost request or answer no longer
+ * costs a whole interval, and an answer that comes late (a lossy link, a busy peer) still counts.
+ * Broadcasters on a lossy link under load lost consent for 30 s and failed ("connection failed",
+ * bench:net). The listener shard answers and sends its listeners' consent checks itself
+ * (listener-consent.ts): this is werift's path, the CLI's peers and the SFU's publishers.
+ */
+export const CONSENT_RETRANSMISSIONS = 2;
 
 type StunRequest = (
   this: StunProtocol,
@@ -96,6 +107,10 @@ function patchIceCheckRetransmission(): void {
     throw new Error('werift changed: StunProtocol.request is gone');
   proto.request = function (this: StunProtocol, msg, addr, key, retransmissions, onRequestSent) {
     const check = typeof retransmissions === 'number' && retransmissions > 0;
+    const consent =
+      typeof retransmissions === 'object' &&
+      retransmissions.retransmissions === 0 &&
+      retransmissions.responseTimeout !== undefined;
     return request.call(
       this,
       msg,
@@ -104,7 +119,9 @@ function patchIceCheckRetransmission(): void {
       check
         ? // (werift reads onRequestSent from the options when it is given them)
           { retransmissions: CHECK_REQUESTS - 1, responseTimeout: CHECK_RTO_MS, onRequestSent }
-        : retransmissions,
+        : consent
+          ? { ...retransmissions, retransmissions: CONSENT_RETRANSMISSIONS }
+          : retransmissions,
       onRequestSent,
     );
   };
