@@ -296,6 +296,18 @@ describe('werift DTLS handshake under loss', () => {
     );
   });
 
+  it("client: the server's ServerHello lost once, then its CertificateRequest (the client still sends its certificate)", async () => {
+    // werift handles the first copy's CertificateRequest by polling for the ServerHello; handed the
+    // retransmitted flight without it, its ServerHelloDone went on alone and sent flight 5 without the
+    // certificate the server had asked for (the server then waits for it forever)
+    const l = await link((from, type, copy) =>
+      from === 'server' && ((type === 2 && copy === 0) || (type === 13 && copy === 1))
+        ? 'drop'
+        : undefined,
+    );
+    await expectHandshake(l);
+  });
+
   it('client: a HelloVerifyRequest late (the client sent ClientHello again, and gets two)', async () => {
     // 150 ms RTT; the first HelloVerifyRequest takes 600 ms: the client has sent ClientHello again
     // at 0.5 s, and gets the second answer first

@@ -318,9 +318,10 @@ interface GatedDtlsSocket {
   onHandleHandshakes?: HandshakeHandler;
 }
 
-/** What one handshake's gate has seen: flight 4 message_seqs (client), flight 5 messages (server). */
+/** What one handshake's gate holds: flight 4 messages by message_seq (client), flight 5 messages (server). */
 interface GateState {
-  flight4: Map<number, number>;
+  flight4: Map<number, HandshakeMessage>;
+  flight4Done?: boolean;
   flight5: Map<number, HandshakeMessage>;
   flight5Done: boolean;
   /** The random of the ClientHellos of this handshake (server). */
@@ -364,19 +365,29 @@ function gateClient(
     case HS.certificate:
     case HS.serverKeyExchange:
     case HS.certificateRequest: {
-      // flight 5 is out: werift re-running these handlers would only regenerate its key pair
+      // flight 5 is out: werift re-running these handlers would only regenerate its key pair.
+      // Held until the flight is complete: werift handles a message that came before the
+      // ServerHello by polling for it, and its ServerHelloDone handler does not wait for the
+      // CertificateRequest, so a flight handed over piecemeal could send flight 5 without the
+      // certificate the server asked for, which the server then waits for forever
       if (flight >= 5 || socket.connected) return;
-      st.flight4.set(h.message_seq, h.msg_type);
-      out.push(h);
+      if (!st.flight4.has(h.message_seq)) st.flight4.set(h.message_seq, h);
       return;
     }
     case HS.serverHelloDone: {
       // a repeat once flight 5 is out makes werift retransmit flight 5, as it should
       if (flight < 5 && !socket.connected) {
-        const seqs = [...st.flight4.entries()];
-        const hello = seqs.find(([, type]) => type === HS.serverHello)?.[0];
-        if (hello === undefined) return;
-        for (let seq = hello + 1; seq < h.message_seq; seq++) if (!st.flight4.has(seq)) return;
+        // handed over already, werift still at it: it sends flight 5 once done
+        if (st.flight4Done) return;
+        const held = [...st.flight4.values()].sort((a, b) => a.message_seq - b.message_seq);
+        const hello = held.find((m) => m.msg_type === HS.serverHello);
+        if (!hello) return;
+        for (let seq = hello.message_seq + 1; seq < h.message_seq; seq++) {
+          if (!st.flight4.has(seq)) return;
+        }
+        // the whole flight, once, in order (later copies find it handed over: flight >= 5)
+        out.push(...held.filter((m) => m.message_seq >= hello.message_seq));
+        st.flight4Done = true;
       }
       out.push(h);
       return;
