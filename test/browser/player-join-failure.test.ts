@@ -12,7 +12,12 @@ import type { Server } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import type { TestApp, TestUser } from '../../apps/api/testing/test-app.js';
 import { signUp } from '../../apps/api/testing/test-app.js';
-import { launchChromium, screenshotPath, toneProminence } from '../support/browser.js';
+import {
+  launchChromium,
+  screenshotPath,
+  shootBothSizes,
+  toneProminence,
+} from '../support/browser.js';
 import {
   type EmbedSite,
   type LoggedRequest,
@@ -59,7 +64,7 @@ describe('<radio-player>: a join that does not get through', () => {
         timeoutMs: 30_000,
       }),
     ]);
-  }, 90_000);
+  }, 180_000);
 
   afterAll(async () => {
     await w?.page.goto('about:blank').catch(() => undefined);
@@ -141,6 +146,8 @@ describe('<radio-player>: a join that does not get through', () => {
     });
     const shot = screenshotPath('player-join-failed');
     await page.locator('radio-player').screenshot({ path: shot });
+    // the page as a listener sees it, desktop and phone (docs/screenshots/player-join-failed-*)
+    await shootBothSizes(page, 'player-join-failed');
     if (process.env.RB_SHOTS_DIR) {
       mkdirSync(process.env.RB_SHOTS_DIR, { recursive: true });
       copyFileSync(shot, `${process.env.RB_SHOTS_DIR}/player-join-failed.png`);

@@ -17,7 +17,11 @@ import { openListenerHost, type ListenerHost } from '../../apps/sfu/bench/listen
 import { createTestPublisher, type TestPublisher } from '../../apps/sfu/testing/test-peers.js';
 
 const LISTENERS = 20;
-const LOSS_PERCENT = 3;
+/** The other profiles of bench:net, for the record: RB_LOSSY_PROFILE="rttMs,lossPercent" (e.g. 300,5). */
+const [RTT_MS, LOSS_PERCENT] = (process.env.RB_LOSSY_PROFILE ?? '150,3').split(',').map(Number) as [
+  number,
+  number,
+];
 const CHILD = fileURLToPath(new URL('./lossy-listeners.child.mjs', import.meta.url));
 const SHIM = fileURLToPath(new URL('../../apps/cli/dist/bench/netem-shim.js', import.meta.url));
 
@@ -30,68 +34,71 @@ function unavailable(): string | null {
 const why = unavailable();
 if (why) console.warn(`lossy-joins skipped: ${why}`);
 
-(why ? describe.skip : describe)('joins over a link that loses 3 % each way (150 ms RTT)', () => {
-  let host: ListenerHost;
-  let engine: MediaEngine;
-  let publisher: TestPublisher;
-  let streaming = true;
-  let stream: Promise<void>;
+(why ? describe.skip : describe)(
+  `joins over a link that loses ${LOSS_PERCENT} % each way (${RTT_MS} ms RTT)`,
+  () => {
+    let host: ListenerHost;
+    let engine: MediaEngine;
+    let publisher: TestPublisher;
+    let streaming = true;
+    let stream: Promise<void>;
 
-  beforeAll(async () => {
-    host = openListenerHost(0, 111);
-    engine = await createWeriftEngine({ shards: 0, udpPort: 0 });
-    publisher = await createTestPublisher(engine, 'lossy');
-    await publisher.connected;
-    stream = (async () => {
-      for (let i = 0; streaming; i += 50) await publisher.stream(i, 50);
-    })();
-  }, 30000);
-  afterAll(async () => {
-    streaming = false;
-    await stream;
-    await publisher?.close();
-    await engine?.close();
-    host?.close();
-  });
+    beforeAll(async () => {
+      host = openListenerHost(0, 111);
+      engine = await createWeriftEngine({ shards: 0, udpPort: 0 });
+      publisher = await createTestPublisher(engine, 'lossy');
+      await publisher.connected;
+      stream = (async () => {
+        for (let i = 0; streaming; i += 50) await publisher.stream(i, 50);
+      })();
+    }, 30000);
+    afterAll(async () => {
+      streaming = false;
+      await stream;
+      await publisher?.close();
+      await engine?.close();
+      host?.close();
+    });
 
-  it(`all ${LISTENERS} listeners connect and hear the station`, async () => {
-    host.impair(LOSS_PERCENT);
-    const child = spawn(
-      'ip',
-      [
-        ...['netns', 'exec', host.ns, process.execPath, '--import', SHIM, CHILD],
-        ...[String(LISTENERS), '4', '20000'],
-      ],
-      {
-        env: { ...process.env, RB_NETEM: 'delay=75,jitter=5,loss=0' },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      },
-    );
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const results = new Map<number, string>();
-    const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const msg = JSON.parse(line) as { i: number; offer?: string; result?: string };
-      if (msg.offer) {
-        engine.addListener('lossy', msg.offer).then(
-          ({ answerSdp }) =>
-            child.stdin.write(JSON.stringify({ i: msg.i, answer: answerSdp }) + '\n'),
-          (err: Error) => results.set(msg.i, `failed: addListener ${err.message}`),
-        );
-      }
-      if (msg.result) results.set(msg.i, msg.result);
-    });
-    await done;
-    const drops = host.impair(0);
-    const failed = [...results].filter(([, r]) => r !== 'audio');
-    // the link did lose packets both ways while they joined
-    expect(drops.in).toBeGreaterThan(0);
-    expect(drops.out).toBeGreaterThan(0);
-    expect({ failed, stderr: failed.length ? stderr.slice(-2000) : '' }).toEqual({
-      failed: [],
-      stderr: '',
-    });
-    expect(results.size).toBe(LISTENERS);
-  }, 300000);
-});
+    it(`all ${LISTENERS} listeners connect and hear the station`, async () => {
+      host.impair(LOSS_PERCENT);
+      const child = spawn(
+        'ip',
+        [
+          ...['netns', 'exec', host.ns, process.execPath, '--import', SHIM, CHILD],
+          ...[String(LISTENERS), '4', '20000'],
+        ],
+        {
+          env: { ...process.env, RB_NETEM: `delay=${RTT_MS / 2},jitter=5,loss=0` },
+          stdio: ['pipe', 'pipe', 'pipe'],
+        },
+      );
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      const results = new Map<number, string>();
+      const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        const msg = JSON.parse(line) as { i: number; offer?: string; result?: string };
+        if (msg.offer) {
+          engine.addListener('lossy', msg.offer).then(
+            ({ answerSdp }) =>
+              child.stdin.write(JSON.stringify({ i: msg.i, answer: answerSdp }) + '\n'),
+            (err: Error) => results.set(msg.i, `failed: addListener ${err.message}`),
+          );
+        }
+        if (msg.result) results.set(msg.i, msg.result);
+      });
+      await done;
+      const drops = host.impair(0);
+      const failed = [...results].filter(([, r]) => r !== 'audio');
+      // the link did lose packets both ways while they joined
+      expect(drops.in).toBeGreaterThan(0);
+      expect(drops.out).toBeGreaterThan(0);
+      expect({ failed, stderr: failed.length ? stderr.slice(-2000) : '' }).toEqual({
+        failed: [],
+        stderr: '',
+      });
+      expect(results.size).toBe(LISTENERS);
+    }, 300000);
+  },
+);

@@ -14,7 +14,7 @@
  * FEC): never received, or received more than 250 ms after the gap showed (too late to play).
  * Needs root (ip netns, nft); prints why and exits 0 otherwise.
  * Options: --runs 3 --listeners 20 --duration 30 (seconds of listening per run); 200 joins a profile:
- * --runs 10 --listeners 20 --duration 10. --profile "rttMs,jitterMs,lossPercent" runs one profile.
+ * --joins 200 (runs of --listeners until 200 joined). --profile "rttMs,jitterMs,lossPercent" runs one profile.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -28,6 +28,8 @@ import { chromiumListeners } from './chromium-listeners.js';
 const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '3' },
+    /** Joins per profile: runs enough runs of --listeners to make them (overrides --runs). */
+    joins: { type: 'string' },
     listeners: { type: 'string', default: '20' },
     duration: { type: 'string', default: '30' },
     /** Listeners joining per second, and joins in flight at once. */
@@ -50,8 +52,8 @@ const { values } = parseArgs({
     profile: { type: 'string' },
   },
 });
-const RUNS = Number(values.runs);
 const LISTENERS = Number(values.listeners);
+const RUNS = values.joins ? Math.ceil(Number(values.joins) / LISTENERS) : Number(values.runs);
 const DURATION_S = Number(values.duration);
 const RAMP = Number(values.ramp);
 const CONCURRENCY = Number(values.concurrency);

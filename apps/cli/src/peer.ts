@@ -1,5 +1,9 @@
 /** werift PeerConnection set-up shared by the publisher and the listener. */
-import { RTCPeerConnection, RTCRtpCodecParameters } from '@radiobroadcaster/sfu/client';
+import {
+  handshakeStep,
+  RTCPeerConnection,
+  RTCRtpCodecParameters,
+} from '@radiobroadcaster/sfu/client';
 import type { IceServer } from '@radiobroadcaster/contracts';
 import { postSdpOffer } from './api.js';
 
@@ -97,13 +101,17 @@ export function waitForEvent<T extends unknown[]>(
 /** Waits for connectionState "connected" (fails on "failed" or "closed"). */
 export async function waitConnected(pc: RTCPeerConnection, timeoutMs: number): Promise<void> {
   if (pc.connectionState === 'connected') return;
-  await waitForEvent(
-    pc.connectionStateChange,
-    (s) => s === 'connected',
-    timeoutMs,
-    'WebRTC connection',
-    (s) => (s === 'failed' || s === 'closed' ? `connection ${s}` : undefined),
-  );
+  try {
+    await waitForEvent(
+      pc.connectionStateChange,
+      (s) => s === 'connected',
+      timeoutMs,
+      'WebRTC connection',
+      (s) => (s === 'failed' || s === 'closed' ? `connection ${s}` : undefined),
+    );
+  } catch (err) {
+    throw new Error(`${(err as Error).message} (${handshakeStep(pc)})`);
+  }
 }
 
 /**

@@ -19,4 +19,5 @@ export {
   RtpPacket,
   type RTCRtpSender,
 } from './boundary/werift.js';
+export { handshakeStep } from './boundary/internals.js';
 export { NackRequester } from './nack.js';

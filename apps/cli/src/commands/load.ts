@@ -102,7 +102,7 @@ export async function load(args: LoadArgs, io: CliIO, signal: AbortSignal): Prom
             failed++;
             const key = describeError(e, args.station)
               .replace(/[0-9a-f-]{36}/g, '…')
-              .slice(0, 120);
+              .slice(0, 240);
             errors[key] = (errors[key] ?? 0) + 1;
           })
           .finally(() => {

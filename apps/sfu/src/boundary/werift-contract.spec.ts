@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { createSocket } from 'node:dgram';
 import { datagramOut, lookupReplaceable, sendsThroughHandle } from './datagram-out.js';
 import { describeFastPaths, fastPathMetrics, fastPaths } from './fast-paths.js';
-import { iceConnectionOf, offerSrtpProfiles } from './internals.js';
+import { handshakeStep, iceConnectionOf, offerSrtpProfiles } from './internals.js';
 import { extractSrtpKeys } from './srtp-sender.js';
 import { weriftPatchesApplied } from './werift-patches.js';
 import {
@@ -80,6 +80,7 @@ describe('werift boundary contract', () => {
     expect(typeof RTCDtlsTransport.prototype.stop).toBe('function'); // the close_notify patch
     expect(typeof DtlsClient).toBe('function'); // handshake under loss
     expect(typeof DtlsServer).toBe('function');
+    expect(typeof StunProtocol.prototype.request).toBe('function'); // ICE check retransmission
     // werift's own tweetnacl, whose X25519 the patches route to node:crypto
     const nacl = createRequire(require.resolve('werift'))('tweetnacl') as Record<string, unknown>;
     expect(typeof nacl.scalarMult).toBe('function');
@@ -118,6 +119,21 @@ describe('werift boundary contract', () => {
     const tcp = TcpPassiveProtocol.prototype as unknown as Record<string, unknown>;
     expect(typeof tcp.registerSocket).toBe('function');
     expect(typeof tcp.pruneForSelection).toBe('function');
+  });
+
+  it('reads where a handshake stands (ICE pairs and their checks, DTLS state and flight)', async () => {
+    const fresh = createPeer({ iceServers: [] });
+    peers.push(fresh);
+    fresh.addTransceiver('audio', { direction: 'recvonly' });
+    expect(handshakeStep(fresh)).toBe('ICE new [], DTLS new');
+    const { sender, receiver } = await connectedPair();
+    // the DTLS server (the offerer) ends at flight 6, the client at 7 (werift's "connected")
+    expect(handshakeStep(sender)).toMatch(
+      /^ICE (connected|completed) \[.*succeeded [1-9]\d*\+\d+\/[1-9].*\], DTLS connected at flight 6$/,
+    );
+    expect(handshakeStep(receiver)).toMatch(
+      /^ICE (connected|completed) \[.*succeeded .*\], DTLS connected at flight 7$/,
+    );
   });
 
   it('reads the outbound SRTP keys werift derived after the DTLS handshake', async () => {

@@ -2,11 +2,21 @@ import { promises as dns } from 'node:dns';
 import { X509Certificate } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { DtlsClient, DtlsServer, RTCDtlsTransport } from 'werift';
+import { createSocket } from 'node:dgram';
+import {
+  classes,
+  DtlsClient,
+  DtlsServer,
+  Message,
+  methods,
+  parseMessage,
+  RTCDtlsTransport,
+  StunProtocol,
+} from 'werift';
 import { createTestListener, waitFor } from '../../testing/test-peers.js';
 import { createPeer } from '../werift/werift-config.js';
 import { createWeriftEngine } from '../werift/werift-engine.js';
-import './werift-patches.js';
+import { CHECK_REQUESTS, CONSENT_RETRANSMISSIONS } from './werift-patches.js';
 
 /** Names werift resolves (its STUN transactions look up the server's host first). */
 function recordLookups() {
@@ -286,6 +296,18 @@ describe('werift DTLS handshake under loss', () => {
     );
   });
 
+  it("client: the server's ServerHello lost once, then its CertificateRequest (the client still sends its certificate)", async () => {
+    // werift handles the first copy's CertificateRequest by polling for the ServerHello; handed the
+    // retransmitted flight without it, its ServerHelloDone went on alone and sent flight 5 without the
+    // certificate the server had asked for (the server then waits for it forever)
+    const l = await link((from, type, copy) =>
+      from === 'server' && ((type === 2 && copy === 0) || (type === 13 && copy === 1))
+        ? 'drop'
+        : undefined,
+    );
+    await expectHandshake(l);
+  });
+
   it('client: a HelloVerifyRequest late (the client sent ClientHello again, and gets two)', async () => {
     // 150 ms RTT; the first HelloVerifyRequest takes 600 ms: the client has sent ClientHello again
     // at 0.5 s, and gets the second answer first
@@ -307,4 +329,84 @@ describe('werift DTLS handshake under loss', () => {
       ),
     );
   });
+});
+
+describe('werift ICE check retransmission', () => {
+  /**
+   * A connectivity check as werift's checkStart makes it (a Binding request with a retransmission
+   * count of 4) to a peer whose answers are lost until its 6th request: werift alone gives up after
+   * 5 requests (1.55 s); patched, it retransmits CHECK_REQUESTS times with backoff and gets the answer.
+   */
+  it('keeps retransmitting a check, backing off, until it is answered', async () => {
+    const key = Buffer.from('remote-password-remote-password', 'utf8');
+    const peer = createSocket('udp4');
+    await new Promise<void>((r) => peer.bind(0, '127.0.0.1', r));
+    let requests = 0;
+    peer.on('message', (data, rinfo) => {
+      const req = parseMessage(data);
+      if (!req || req.messageClass !== classes.REQUEST) return;
+      requests++;
+      if (requests < 6) return; // lost on the way
+      const res = new Message(methods.BINDING, classes.RESPONSE, req.transactionId)
+        .setAttribute('XOR-MAPPED-ADDRESS', [rinfo.address, rinfo.port])
+        .addMessageIntegrity(key)
+        .addFingerprint();
+      peer.send(res.bytes, rinfo.port, rinfo.address);
+    });
+    const protocol = new StunProtocol();
+    await protocol.connectionMade(true, undefined, { udp4: '127.0.0.1' });
+    const attempts: number[] = [];
+    try {
+      const [response] = await protocol.request(
+        new Message(methods.BINDING, classes.REQUEST),
+        ['127.0.0.1', (peer.address() as { port: number }).port],
+        key,
+        4,
+        (attempt) => attempts.push(attempt),
+      );
+      expect(response.messageClass).toBe(classes.RESPONSE);
+    } finally {
+      await protocol.close();
+      peer.close();
+    }
+    expect(requests).toBeGreaterThanOrEqual(6);
+    expect(requests).toBeLessThanOrEqual(CHECK_REQUESTS);
+    expect(attempts.slice(0, 6)).toEqual([0, 1, 2, 3, 4, 5]);
+  }, 30000);
+});
+
+describe('werift ICE consent check retransmission', () => {
+  /** A consent check as werift's queryConsent makes it (options, no retransmission) answered only at its 3rd request. */
+  it('retransmits a consent check twice before giving it up', async () => {
+    const key = Buffer.from('remote-password-remote-password', 'utf8');
+    const peer = createSocket('udp4');
+    await new Promise<void>((r) => peer.bind(0, '127.0.0.1', r));
+    let requests = 0;
+    peer.on('message', (data, rinfo) => {
+      const req = parseMessage(data);
+      if (!req || req.messageClass !== classes.REQUEST) return;
+      requests++;
+      if (requests < 1 + CONSENT_RETRANSMISSIONS) return; // lost on the way
+      const res = new Message(methods.BINDING, classes.RESPONSE, req.transactionId)
+        .setAttribute('XOR-MAPPED-ADDRESS', [rinfo.address, rinfo.port])
+        .addMessageIntegrity(key)
+        .addFingerprint();
+      peer.send(res.bytes, rinfo.port, rinfo.address);
+    });
+    const protocol = new StunProtocol();
+    await protocol.connectionMade(true, undefined, { udp4: '127.0.0.1' });
+    try {
+      const [response] = await protocol.request(
+        new Message(methods.BINDING, classes.REQUEST),
+        ['127.0.0.1', (peer.address() as { port: number }).port],
+        key,
+        { retransmissions: 0, responseTimeout: 500, signal: new AbortController().signal },
+      );
+      expect(response.messageClass).toBe(classes.RESPONSE);
+    } finally {
+      await protocol.close();
+      peer.close();
+    }
+    expect(requests).toBe(1 + CONSENT_RETRANSMISSIONS);
+  }, 30000);
 });

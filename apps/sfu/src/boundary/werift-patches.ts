@@ -16,6 +16,7 @@ import {
   DtlsSocket,
   RTCCertificate,
   RTCDtlsTransport,
+  StunProtocol,
 } from 'werift';
 
 /**
@@ -54,6 +55,76 @@ export function applyWeriftPatches(): void {
   patchCertificateParsing();
   patchFingerprints();
   patchDtlsHandshakeUnderLoss();
+  patchIceCheckRetransmission();
+}
+
+/**
+ * ICE connectivity checks (RFC 8445 §7.2.5: STUN transactions, over UDP retransmitted as RFC 5389
+ * §7.2.1 says: RTO doubling after each request, Rc = 7 requests) where werift asks for them with a
+ * retransmission count (its checks and its nominating request pass 4): 7 requests from an RTO of
+ * CHECK_RTO_MS, at 0, 0.1, 0.3, 0.7, 1.5, 3.1 and 6.3 s, the check failing at 12.7 s (the SFU gives a
+ * join 10 s). werift 0.24 sends 5 from an RTO of 50 ms (RETRY_RTO), so a check failed 1.55 s after it
+ * began whatever the link: a pair whose answers came later (a peer still waiting for its SDP answer, a
+ * starved event loop, a 300 ms link that lost two answers) was failed for good, and with it the join.
+ * The RTO stays below RFC 5389's 500 ms so that one lost check costs a fast link 0.1 s, not 0.5 s
+ * (RFC 8445 §14.3 paces checks by Ta = 50 ms). Transactions given as options (werift's RTT-based
+ * consent checks) and TCP's (no retransmission, RFC 6544) go as werift sends them.
+ * For werift's sources: docs/upstream/werift-ice-check-retransmission.diff.
+ */
+export const CHECK_RTO_MS = 100;
+export const CHECK_REQUESTS = 7;
+/**
+ * RFC 7675 consent checks, which werift sends every 4–6 s as a single request (`retransmissions: 0`,
+ * waiting max(500 ms, 2 RTT + 200 ms)) and which expire the connection after 30 s without an answer:
+ * retransmitted twice more with the same backoff (at 1× and 3× that wait, given up at 7×; werift
+ * aborts a transaction still open when the next check starts). One lost request or answer no longer
+ * costs a whole interval, and an answer that comes late (a lossy link, a busy peer) still counts.
+ * Broadcasters on a lossy link under load lost consent for 30 s and failed ("connection failed",
+ * bench:net). The listener shard answers and sends its listeners' consent checks itself
+ * (listener-consent.ts): this is werift's path, the CLI's peers and the SFU's publishers.
+ */
+export const CONSENT_RETRANSMISSIONS = 2;
+
+type StunRequest = (
+  this: StunProtocol,
+  msg: unknown,
+  addr: unknown,
+  key?: Buffer,
+  retransmissions?:
+    | number
+    | {
+        retransmissions?: number;
+        responseTimeout?: number;
+        onRequestSent?: (attempt: number) => void;
+      },
+  onRequestSent?: (attempt: number) => void,
+) => Promise<unknown>;
+
+function patchIceCheckRetransmission(): void {
+  const proto = StunProtocol.prototype as unknown as { request?: StunRequest };
+  const request = proto.request;
+  if (typeof request !== 'function')
+    throw new Error('werift changed: StunProtocol.request is gone');
+  proto.request = function (this: StunProtocol, msg, addr, key, retransmissions, onRequestSent) {
+    const check = typeof retransmissions === 'number' && retransmissions > 0;
+    const consent =
+      typeof retransmissions === 'object' &&
+      retransmissions.retransmissions === 0 &&
+      retransmissions.responseTimeout !== undefined;
+    return request.call(
+      this,
+      msg,
+      addr,
+      key,
+      check
+        ? // (werift reads onRequestSent from the options when it is given them)
+          { retransmissions: CHECK_REQUESTS - 1, responseTimeout: CHECK_RTO_MS, onRequestSent }
+        : consent
+          ? { ...retransmissions, retransmissions: CONSENT_RETRANSMISSIONS }
+          : retransmissions,
+      onRequestSent,
+    );
+  };
 }
 
 /**
@@ -247,9 +318,10 @@ interface GatedDtlsSocket {
   onHandleHandshakes?: HandshakeHandler;
 }
 
-/** What one handshake's gate has seen: flight 4 message_seqs (client), flight 5 messages (server). */
+/** What one handshake's gate holds: flight 4 messages by message_seq (client), flight 5 messages (server). */
 interface GateState {
-  flight4: Map<number, number>;
+  flight4: Map<number, HandshakeMessage>;
+  flight4Done?: boolean;
   flight5: Map<number, HandshakeMessage>;
   flight5Done: boolean;
   /** The random of the ClientHellos of this handshake (server). */
@@ -293,19 +365,29 @@ function gateClient(
     case HS.certificate:
     case HS.serverKeyExchange:
     case HS.certificateRequest: {
-      // flight 5 is out: werift re-running these handlers would only regenerate its key pair
+      // flight 5 is out: werift re-running these handlers would only regenerate its key pair.
+      // Held until the flight is complete: werift handles a message that came before the
+      // ServerHello by polling for it, and its ServerHelloDone handler does not wait for the
+      // CertificateRequest, so a flight handed over piecemeal could send flight 5 without the
+      // certificate the server asked for, which the server then waits for forever
       if (flight >= 5 || socket.connected) return;
-      st.flight4.set(h.message_seq, h.msg_type);
-      out.push(h);
+      if (!st.flight4.has(h.message_seq)) st.flight4.set(h.message_seq, h);
       return;
     }
     case HS.serverHelloDone: {
       // a repeat once flight 5 is out makes werift retransmit flight 5, as it should
       if (flight < 5 && !socket.connected) {
-        const seqs = [...st.flight4.entries()];
-        const hello = seqs.find(([, type]) => type === HS.serverHello)?.[0];
-        if (hello === undefined) return;
-        for (let seq = hello + 1; seq < h.message_seq; seq++) if (!st.flight4.has(seq)) return;
+        // handed over already, werift still at it: it sends flight 5 once done
+        if (st.flight4Done) return;
+        const held = [...st.flight4.values()].sort((a, b) => a.message_seq - b.message_seq);
+        const hello = held.find((m) => m.msg_type === HS.serverHello);
+        if (!hello) return;
+        for (let seq = hello.message_seq + 1; seq < h.message_seq; seq++) {
+          if (!st.flight4.has(seq)) return;
+        }
+        // the whole flight, once, in order (later copies find it handed over: flight >= 5)
+        out.push(...held.filter((m) => m.message_seq >= hello.message_seq));
+        st.flight4Done = true;
       }
       out.push(h);
       return;

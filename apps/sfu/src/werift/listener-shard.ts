@@ -7,7 +7,7 @@ import { Gate } from './gate.js';
 import { Listener, StationListeners, type IceConnection } from './listener.js';
 import { negotiateAnswer } from './negotiate.js';
 import { Presence } from './presence.js';
-import { iceConnectionOf } from '../boundary/internals.js';
+import { handshakeStep, iceConnectionOf } from '../boundary/internals.js';
 import { extractSrtpKeys, SrtpStreamSender } from '../boundary/srtp-sender.js';
 import { createPeer, type PeerSettings } from './werift-config.js';
 
@@ -188,6 +188,10 @@ export class ListenerShard {
     if (l.removed) return;
     l.removed = true;
     l.handshakeDone();
+    // a join that never connected: say which step of the handshake it stopped at
+    if (!l.connected && notify && reason !== 'closed') {
+      console.warn(`[sfu] listener did not connect (${reason}): ${handshakeStep(l.pc)}`);
+    }
     l.sendable = false;
     const st = this.stations.get(l.stationId);
     st?.all.delete(l.sessionId);

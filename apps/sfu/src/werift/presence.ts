@@ -1,6 +1,14 @@
 /** A shard's presence check: listeners that never connect, or fall silent, or lose consent, go. */
 import { activity, type Listener, type StationListeners } from './listener.js';
 
+/**
+ * How long a listener that has not connected yet is kept: as long as WHEP clients wait for the
+ * connection (the CLI 15 s), whatever listenerTimeoutMs says of connected ones. On a lossy link under
+ * load a handshake can need 10 s (checks and DTLS flights lost, backing off); removing it at 10 s
+ * failed joins whose client was still retransmitting.
+ */
+export const JOIN_WINDOW_MS = 15000;
+
 export class Presence {
   private readonly timer: NodeJS.Timeout;
 
@@ -26,7 +34,9 @@ export class Presence {
     for (const st of [...this.stations.values()]) {
       for (const l of [...st.all.values()]) {
         if (!l.connected) {
-          if (now - l.createdAt > timeout) this.remove(l, 'connect-timeout');
+          if (now - l.createdAt > Math.max(timeout, JOIN_WINDOW_MS)) {
+            this.remove(l, 'connect-timeout');
+          }
           continue;
         }
         const act = activity(l.ice) + (l.consent?.heard ?? 0);
