@@ -1,4 +1,4 @@
-/** .env.example and the README's table name every variable the API and an SFU node read. */
+/** .env.example and the configuration page's table (docs/configuration.md) name every variable the API and an SFU node read. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { REPO_ROOT } from '../common/repo-root.js';
@@ -18,7 +18,7 @@ const DOCKER_NAMES = ['HEALTH_PORT', 'HEALTH_PATH'];
 describe('.env.example', () => {
   const example = read('.env.example');
   const listed = [...example.matchAll(/^#? ?([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]!);
-  const readme = read('README.md');
+  const table = read('docs/configuration.md');
 
   it('lists every variable the API and an SFU node read, each once, with nothing unknown', () => {
     const known = new Set([...ENV_NAMES, ...SFU_NODE_NAMES, ...DOCKER_NAMES]);
@@ -30,7 +30,7 @@ describe('.env.example', () => {
     for (const name of DOCKER_NAMES) expect(read('docker/Dockerfile')).toContain(name);
   });
 
-  it("says what each one does (a comment right above it), and the README's table has them all", () => {
+  it("says what each one does (a comment right above it), and docs/configuration.md's table has them all", () => {
     const lines = example.split('\n');
     for (const name of listed) {
       const at = lines.findIndex((l) => new RegExp(`^#? ?${name}=`).test(l));
@@ -41,7 +41,7 @@ describe('.env.example', () => {
         comment: true,
       });
     }
-    const missing = [...ENV_NAMES, ...SFU_NODE_NAMES].filter((n) => !readme.includes(`\`${n}\``));
+    const missing = [...ENV_NAMES, ...SFU_NODE_NAMES].filter((n) => !table.includes(`\`${n}\``));
     expect(missing).toEqual([]);
   });
 });

@@ -22,6 +22,7 @@ import { ListeningSessions } from '../stats/listening-sessions.service.js';
 import { MediaService, type Caller } from './media.service.js';
 import { AccessService } from '../access/access.service.js';
 import { AccessSessions } from '../access/access-sessions.js';
+import { RedisService } from '../redis/redis.service.js';
 import { StreamKeysService } from '../radio/stream-keys.service.js';
 import { ListenGrants } from '../radio/listen-grants.js';
 import { IceServersService } from '../turn/ice-servers.service.js';
@@ -90,6 +91,7 @@ describe('MediaService (fake engine, no app)', () => {
           useValue: { admit: async () => null, grantValid: async () => true },
         },
         { provide: APP_CONFIG, useValue: config },
+        { provide: RedisService, useValue: new RedisService(null) },
         { provide: MEDIA_ENGINE, useValue: engine },
         { provide: SessionStore, useValue: sessions },
         // Station tokens are checked against their sign-in session: here it is always live.
