@@ -528,15 +528,12 @@ export class MediasoupEngine implements MediaEngine {
     pub.producer?.close();
     pub.transport?.close();
     pub.onGone?.(reason);
-    // a publisher that never sent changed nothing: only the station's publisher is reported gone
-    if (pub.gotMedia || reason === 'deleted') {
-      this.emit({
-        type: 'publisher-gone',
-        stationId: pub.stationId,
-        sessionId: pub.sessionId,
-        reason,
-      });
-    }
+    this.emit({
+      type: 'publisher-gone',
+      stationId: pub.stationId,
+      sessionId: pub.sessionId,
+      reason,
+    });
   }
 
   tap(stationId: string, onPacket: PacketTap): () => void {
@@ -733,7 +730,10 @@ export class MediasoupEngine implements MediaEngine {
       publishers,
       listeners: this.listeners.size - pendingListeners,
       pendingListeners,
-      maxListeners: this.opts.maxListeners ? this.opts.maxListeners : null,
+      maxListeners:
+        this.opts.maxListeners === undefined
+          ? this.liveSlots().length * MEDIASOUP_WORKER_PRIOR
+          : this.opts.maxListeners || null,
       shards: this.slots.length,
       packetsIn: this.packetsIn,
       packetsOut: this.packetsOut,
