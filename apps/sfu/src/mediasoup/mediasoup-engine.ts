@@ -16,7 +16,8 @@
  *   'worker-died', publishers 'closed'), and players that reconnect are placed again by load.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { availableParallelism } from 'node:os';
+import { readFile } from 'node:fs/promises';
+import { availableParallelism, networkInterfaces } from 'node:os';
 import {
   CapacityError,
   EngineEvents,
@@ -162,6 +163,35 @@ function rtpPacket(
   return b;
 }
 
+/**
+ * The worker's WebRtcServer sockets: one per local IPv4 address (as werift gathers a host
+ * candidate per interface; 127.0.0.1 always), each on the worker's UDP port (and TCP port). With
+ * `announcedAddress`, the non-loopback sockets announce it instead of their own address (once).
+ */
+export function webRtcListenInfos(
+  announcedAddress: string | undefined,
+  udpPort: number | undefined,
+  tcpPort: number | undefined,
+): MsListenInfo[] {
+  const addresses = new Set<string>(['127.0.0.1']);
+  for (const list of Object.values(networkInterfaces())) {
+    for (const a of list ?? []) if (a.family === 'IPv4') addresses.add(a.address);
+  }
+  const infos: MsListenInfo[] = [];
+  let announced = false;
+  for (const ip of addresses) {
+    const loopback = ip.startsWith('127.');
+    if (!loopback && announcedAddress) {
+      if (announced) continue;
+      announced = true;
+    }
+    const announce = !loopback && announcedAddress ? announcedAddress : undefined;
+    infos.push({ protocol: 'udp', ip, announcedAddress: announce, port: udpPort });
+    if (tcpPort) infos.push({ protocol: 'tcp', ip, announcedAddress: announce, port: tcpPort });
+  }
+  return infos;
+}
+
 export class MediasoupEngine implements MediaEngine {
   private readonly events = new EngineEvents((err) =>
     console.error('[sfu] event listener threw', err),
@@ -221,24 +251,11 @@ export class MediasoupEngine implements MediaEngine {
     });
     try {
       const router = await worker.createRouter({ mediaCodecs: [OPUS] });
-      const ip = announcedAddress ? '0.0.0.0' : '127.0.0.1';
-      const announced = announcedAddress ?? undefined;
-      const listenInfos: MsListenInfo[] = [
-        {
-          protocol: 'udp',
-          ip,
-          announcedAddress: announced,
-          port: udpPort ? udpPort + index : undefined,
-        },
-      ];
-      if (tcpPort) {
-        listenInfos.push({
-          protocol: 'tcp',
-          ip,
-          announcedAddress: announced,
-          port: tcpPort + index,
-        });
-      }
+      const listenInfos = webRtcListenInfos(
+        announcedAddress,
+        udpPort ? udpPort + index : undefined,
+        tcpPort ? tcpPort + index : undefined,
+      );
       const server = await worker.createWebRtcServer({ listenInfos });
       const slot: Slot = {
         index,
@@ -747,6 +764,16 @@ export class MediasoupEngine implements MediaEngine {
         cpuSeconds: s.cpuSeconds,
       })),
     };
+  }
+
+  /** Resident memory of each live worker process now (KiB, from /proc; 0 where unreadable). */
+  async workersRssKiB(): Promise<number[]> {
+    return Promise.all(
+      this.liveSlots().map(async (s) => {
+        const status = await readFile(`/proc/${s.worker.pid}/status`, 'utf8').catch(() => '');
+        return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      }),
+    );
   }
 
   async close(): Promise<void> {
