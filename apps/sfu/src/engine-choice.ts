@@ -13,6 +13,14 @@ import { createWeriftEngine } from './werift/werift-engine.js';
 export type EngineName = 'werift' | 'mediasoup';
 export const ENGINE_NAMES: readonly EngineName[] = ['werift', 'mediasoup'];
 
+/**
+ * Whether a present mediasoup worker is the default. Not yet: the worker built here from Debian's
+ * libraries (scripts/build-mediasoup-worker.sh) dies with SIGSEGV right after it reads a client's
+ * DTLS ClientHello (issue 30), so an unset MEDIA_ENGINE keeps werift until that is fixed.
+ */
+export const MEDIASOUP_BY_DEFAULT = false;
+const MEDIASOUP_NOT_DEFAULT = 'the worker built here crashes in its DTLS handshake (issue 30)';
+
 export interface EngineChoice {
   engine: EngineName;
   /** One line for the log: which engine and why (with the build hint when mediasoup is missing). */
@@ -34,6 +42,12 @@ export function chooseEngine(
       throw new Error(`MEDIA_ENGINE=mediasoup but ${mediasoup.reason}; ${WORKER_BUILD_HINT}`);
     }
     return { engine: 'mediasoup', reason: `MEDIA_ENGINE=mediasoup (worker ${mediasoup.bin})` };
+  }
+  if (mediasoup.available && !MEDIASOUP_BY_DEFAULT) {
+    return {
+      engine: 'werift',
+      reason: `mediasoup ${mediasoup.version} worker found at ${mediasoup.bin}, but not started by default: ${MEDIASOUP_NOT_DEFAULT}; MEDIA_ENGINE=mediasoup starts it`,
+    };
   }
   return mediasoup.available
     ? {

@@ -70,6 +70,8 @@ export interface MediasoupEngineOptions extends MediaEngineOptions {
   workers?: number;
   /** mediasoup's log level for its workers (default 'warn'). */
   logLevel?: 'debug' | 'warn' | 'error' | 'none';
+  /** mediasoup's log tags (ice, dtls, srtp, rtp, ...) at `logLevel` debug. */
+  logTags?: string[];
 }
 
 interface Slot {
@@ -246,6 +248,7 @@ export class MediasoupEngine implements MediaEngine {
     const { portRange, udpPort, tcpPort, announcedAddress } = this.opts;
     const worker = await this.ms.createWorker({
       logLevel: this.opts.logLevel ?? 'warn',
+      logTags: this.opts.logTags,
       rtcMinPort: portRange?.min,
       rtcMaxPort: portRange?.max,
     });
@@ -576,7 +579,8 @@ export class MediasoupEngine implements MediaEngine {
   private place(): Slot {
     const slots = this.liveSlots();
     const { maxListeners } = this.opts;
-    const total = this.listeners.size;
+    // joins in flight count: a slot's count goes up before its first await
+    const total = slots.reduce((a, s) => a + s.listeners, 0);
     if (maxListeners !== undefined && maxListeners > 0 && total >= maxListeners) {
       throw new CapacityError(`listener capacity reached (${maxListeners})`);
     }
@@ -628,6 +632,8 @@ export class MediasoupEngine implements MediaEngine {
       const consumer = await transport.consume({
         producerId: st.feed.id,
         rtpCapabilities: listenerCapabilities(offer),
+        // the MID header extension must name the listener's own m-line
+        mid: offer.mid,
       });
       l.consumer = consumer;
       const pt = consumer.rtpParameters.codecs[0]?.payloadType;

@@ -85,6 +85,7 @@ export interface MsTransport extends MsEmitter {
     producerId: string;
     rtpCapabilities: MsRtpCapabilities;
     paused?: boolean;
+    mid?: string;
   }): Promise<MsConsumer>;
   close(): void;
 }
@@ -144,6 +145,7 @@ export interface MediasoupModule {
   version: string;
   createWorker(options?: {
     logLevel?: 'debug' | 'warn' | 'error' | 'none';
+    logTags?: string[];
     rtcMinPort?: number;
     rtcMaxPort?: number;
     disableLiburing?: boolean;

@@ -28,9 +28,12 @@ function executable(path: string): boolean {
 export function mediasoupPackage(): { dir: string; version: string } | null {
   try {
     const require = createRequire(import.meta.url);
-    const pkgJson = require.resolve('mediasoup/package.json');
-    const { version } = JSON.parse(readFileSync(pkgJson, 'utf8')) as { version: string };
-    return { dir: dirname(pkgJson), version };
+    // its exports hide package.json: the entry point is <package>/node/lib/index.js
+    const dir = join(dirname(require.resolve('mediasoup')), '..', '..');
+    const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    return { dir, version };
   } catch {
     return null;
   }
