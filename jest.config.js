@@ -10,6 +10,9 @@
  *   (`RB_E2E_SET=parallel|serial` selects a part; unset: all of it).
  * `node --experimental-vm-modules node_modules/jest/bin/jest.js path/to/file` runs any one file.
  */
+// The SFU engine of every process a test starts, unless the test names another: werift. The
+// engine-specific suites (apps/sfu/src/engine-contract.spec.ts, ...) name theirs.
+process.env.MEDIA_ENGINE ??= 'werift';
 const tsJest = ['ts-jest', { useESM: true, tsconfig: '<rootDir>/tsconfig.test.json' }];
 const shared = {
   testEnvironment: 'node',

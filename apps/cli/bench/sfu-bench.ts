@@ -11,6 +11,8 @@
  *     times (default 2) at `--port-steps`; medians of the most listeners held and of the CPU per packet.
  * Options: --shards N --steps 100,200,… --srtp cm|gcm --admission measured|off --transport port|socket
  *   --listeners N (part 2) --no-pin --port-rounds N (0 skips part 3) --port-steps 600,1200,…
+ *   --engine werift|mediasoup (the SFU engine of parts 1 and 2; mediasoup needs its worker, see
+ *   scripts/build-mediasoup-worker.sh; its CPU counts the worker processes with the Node controller)
  * Pinned (the default where `taskset` exists and there are 2+ cores): the SFU process (one shard) on
  * core 0 and its load generator on core 1, so "listeners per core" is a clean figure.
  * `--net netns` (the default when pinned, as root, with ip, tc, ethtool and nft): the listeners on a
@@ -59,6 +61,7 @@ const { values } = parseArgs({
   allowNegative: true,
   options: {
     pin: { type: 'boolean', default: hasTaskset && cpus().length >= 2 },
+    engine: { type: 'string', default: 'werift' },
     shards: { type: 'string' },
     steps: { type: 'string', default: '500,1000,1500,2000,2500' },
     admission: { type: 'string', default: 'measured' },
@@ -120,12 +123,14 @@ async function capacity(
   extra: string[] = [],
 ): Promise<Step[]> {
   console.log(
-    `\n## ${title} (fan-out bench, ${shards} shard(s), SRTP ${values.srtp}${pinned ? '; SFU pinned to core 0, load generator to core 1' : ', unpinned'}; ${netNote})\n`,
+    `\n## ${title} (fan-out bench, ${values.engine} engine, ${shards} shard(s), SRTP ${values.srtp}${pinned ? '; SFU pinned to core 0, load generator to core 1' : ', unpinned'}; ${netNote})\n`,
   );
   const p = runNode(
     [
       FANOUT,
       ...extra,
+      '--engine',
+      values.engine!,
       '--shards',
       shards,
       '--steps',
@@ -176,7 +181,7 @@ async function productPath(listeners: number) {
   );
   const dataDir = mkdtempSync(join(tmpdir(), 'rb-bench-'));
   const api = runNode([BENCH_PATHS.api], {
-    env: benchApiEnv(dataDir, { PORT: '0', HOST: '127.0.0.1' }),
+    env: benchApiEnv(dataDir, { PORT: '0', HOST: '127.0.0.1', MEDIA_ENGINE: values.engine }),
   });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setInterval(() => {

@@ -4,6 +4,7 @@
  *   [--sink-cpu N] [--udp-port P] (one UDP port for every session; default a socket per session)
  *   [--listener-host loopback|netns] (netns: the listeners on a second host whose network stack runs on
  *   the sink's core, see listener-host.ts; needs --sink-cpu and root)
+ *   [--engine werift|mediasoup] (mediasoup: `--shards` workers; its CPU is the workers' plus this process's)
  * Prints per step: listeners, loss, shard CPU (event-loop utilization), CPU per 100 listeners, and the
  * listener process's own CPU (on a small machine it shares the cores and is often the limit).
  */
@@ -12,7 +13,9 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { describeFastPaths, fastPaths } from '../src/boundary/fast-paths.js';
 import { CapacityError } from '../src/media-engine.js';
-import { createWeriftEngine } from '../src/werift/werift-engine.js';
+import type { MediaEngine } from '../src/media-engine.js';
+import { MediasoupEngine } from '../src/mediasoup/mediasoup-engine.js';
+import { createWeriftEngine, type WeriftEngineInternals } from '../src/werift/werift-engine.js';
 import { createTestPublisher } from '../testing/test-peers.js';
 import { openListenerHost } from './listener-host.js';
 
@@ -40,11 +43,18 @@ if (host) console.log(host.note);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // By default no admission: the benchmark looks for what one shard can hold.
-const engine = await createWeriftEngine({
+const engineName = arg('engine', 'werift');
+const engineOpts = {
   shards,
   maxListeners: admission === 'measured' ? undefined : 0,
   udpPort: udpPort === '' ? undefined : Number(udpPort),
-});
+};
+const engine: MediaEngine & Partial<WeriftEngineInternals> =
+  engineName === 'mediasoup'
+    ? await MediasoupEngine.create({ ...engineOpts, workers: Math.max(1, shards) })
+    : await createWeriftEngine(engineOpts);
+/** Event-loop utilization of werift's shards; mediasoup's workers are C++ processes (CPU only). */
+const shardElu = () => engine.shardUtilization?.() ?? [];
 const station = 'bench';
 /** Why listeners left during each step (the SFU's view): a collapse names its cause. */
 let goneReasons: Record<string, number> = {};
@@ -54,7 +64,13 @@ let refusedTotal = 0;
 engine.on((e) => {
   if (e.type === 'listener-gone') goneReasons[e.reason] = (goneReasons[e.reason] ?? 0) + 1;
 });
-const rss0 = process.memoryUsage().rss;
+/** This process's memory, and mediasoup's worker processes' (bytes). */
+const memory = async () =>
+  process.memoryUsage().rss +
+  (engineName === 'mediasoup'
+    ? (await (engine as MediasoupEngine).workersRssKiB()).reduce((a, b) => a + b, 0) * 1024
+    : 0);
+const rss0 = await memory();
 const pub = await createTestPublisher(engine, station);
 await pub.connected;
 let index = 0;
@@ -107,7 +123,9 @@ const pct = (a: number[], p: number) => {
   const s = [...a].sort((x, y) => x - y);
   return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
 };
-console.log(`shards=${shards} srtp=${srtp} window=${windowS}s payload=160B 50pps`);
+console.log(
+  `engine=${engineName} shards=${shards} srtp=${srtp} window=${windowS}s payload=160B 50pps`,
+);
 console.log(`fast paths: ${describeFastPaths(fastPaths())}`);
 console.log(
   'listeners  loss%   shardELU%(each)   ELU%/100L  mainELU%  procCPU%  cpuUs/pkt  firstPkt p50/p95 ms  verified/corrupt  rssKiB/L  sinkCPU%  joins/s  rampLoss%  sys%  shardCPU%  capacity',
@@ -170,7 +188,7 @@ for (const target of steps) {
   const ramp = await windowOf();
   const joinsPerS = (engine.listenerCount(station) - before) / Math.max(0.001, rampS);
   await sleep(1000);
-  const e0 = engine.shardUtilization();
+  const e0 = shardElu();
   const t0cpu = shardCpu();
   const m0 = performance.eventLoopUtilization();
   const c0 = process.cpuUsage();
@@ -179,7 +197,7 @@ for (const target of steps) {
   await sleep(windowS * 1000);
   // the load generator's core: the listener processes, and their network stack on a second host
   const hostCpu = (((host?.cpuSeconds() ?? 0) - h0) / windowS) * 100;
-  const e1 = engine.shardUtilization();
+  const e1 = shardElu();
   const shardCpuPct = ((shardCpu() - t0cpu) / windowS) * 100;
   const m1 = performance.eventLoopUtilization(m0);
   const cpu = process.cpuUsage(c0);
@@ -187,9 +205,11 @@ for (const target of steps) {
   const elus = e1.map((e, i) => performance.eventLoopUtilization(e, e0[i]).utilization * 100);
   const sum = elus.reduce((a, b) => a + b, 0);
   const n = engine.listenerCount(station);
-  const rssPerListener = (process.memoryUsage().rss - rss0) / Math.max(1, n) / 1024;
+  const rssPerListener = ((await memory()) - rss0) / Math.max(1, n) / 1024;
   const procCpu = ((cpu.user + cpu.system) / (windowS * 1e6)) * 100;
-  const usPerPkt = (cpu.user + cpu.system) / Math.max(1, n * 50 * windowS);
+  // mediasoup: its worker processes' CPU counts with this process's (both on the SFU's core)
+  const workerUs = engineName === 'mediasoup' ? (shardCpuPct / 100) * windowS * 1e6 : 0;
+  const usPerPkt = (cpu.user + cpu.system + workerUs) / Math.max(1, n * 50 * windowS);
   const verified = ramp.verified + steady.verified;
   const corrupt = ramp.corrupt + steady.corrupt;
   console.log(

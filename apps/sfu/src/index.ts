@@ -8,3 +8,11 @@ export * from './protocol/schemas.js';
 export { SfuNodeClient, NodeUnreachableError, NodeCallError } from './protocol/client.js';
 export { fastPaths, type FastPaths } from './boundary/fast-paths.js';
 export { parseRedisJson } from './protocol/redis-json.js';
+export {
+  chooseEngine,
+  createMediaEngine,
+  ENGINE_NAMES,
+  type EngineChoice,
+  type EngineName,
+} from './engine-choice.js';
+export { findMediasoupWorker, WORKER_BUILD_HINT } from './mediasoup/worker-bin.js';

@@ -4,7 +4,7 @@
  * Everything else asks `MediaEngine` and `SessionStore` and never knows which.
  */
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { ClusterEngine, createWeriftEngine, type MediaEngine } from '@radiobroadcaster/sfu';
+import { ClusterEngine, createMediaEngine, type MediaEngine } from '@radiobroadcaster/sfu';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { RedisService } from '../redis/redis.service.js';
 import { RedisSessionStore } from './redis-session-store.js';
@@ -39,15 +39,20 @@ async function createMediaBackend(
       close: () => engine.close(),
     };
   }
-  const engine = await createWeriftEngine({
-    announcedAddress: config.rtc.announcedAddress,
-    portRange: config.rtc.portRange,
-    udpPort: config.rtc.udpPort,
-    tcpPort: config.rtc.tcpPort,
-    iceServers: config.rtc.iceServers,
-    shards: config.rtc.shards,
-    maxListeners: config.rtc.maxListeners,
-  });
+  // MEDIA_ENGINE=werift|mediasoup; unset: mediasoup where its worker is built, werift otherwise
+  const sfuLogger = new Logger('SFU');
+  const { engine } = await createMediaEngine(
+    {
+      announcedAddress: config.rtc.announcedAddress,
+      portRange: config.rtc.portRange,
+      udpPort: config.rtc.udpPort,
+      tcpPort: config.rtc.tcpPort,
+      iceServers: config.rtc.iceServers,
+      shards: config.rtc.shards,
+      maxListeners: config.rtc.maxListeners,
+    },
+    (line) => sfuLogger.log(line),
+  );
   const sessions = new InMemorySessionStore();
   return {
     engine,

@@ -2,25 +2,28 @@
  * `npm run start:sfu`: one SFU node of a cluster. The werift engine with its listener shards, the
  * internal HTTP API for the API nodes, the Redis registration and events. See README, "Cluster".
  */
-import { createWeriftEngine } from '../werift/werift-engine.js';
+import { createMediaEngine } from '../engine-choice.js';
 import { loadSfuNodeConfig } from './config.js';
 import { SfuNode } from './sfu-node.js';
 
 const cfg = loadSfuNodeConfig();
-const engine = await createWeriftEngine({
-  announcedAddress: cfg.announcedAddress,
-  portRange: cfg.portRange,
-  udpPort: cfg.udpPort,
-  tcpPort: cfg.tcpPort,
-  iceServers: cfg.iceServers,
-  shards: cfg.shards,
-  maxListeners: cfg.maxListeners,
-});
+const { engine, choice } = await createMediaEngine(
+  {
+    announcedAddress: cfg.announcedAddress,
+    portRange: cfg.portRange,
+    udpPort: cfg.udpPort,
+    tcpPort: cfg.tcpPort,
+    iceServers: cfg.iceServers,
+    shards: cfg.shards,
+    maxListeners: cfg.maxListeners,
+  },
+  (line) => console.log(`[sfu-node] ${line}`),
+);
 const node = new SfuNode(engine, cfg);
 await node.start();
 const net = engine.stats().net;
 console.log(
-  `[sfu-node] ${node.id} listening on ${node.url} (${engine.shardMode} shards${net ? `, WebRTC on UDP ${net.udpPort}${net.tcpPort ? ` and TCP ${net.tcpPort}` : ''}` : ''})`,
+  `[sfu-node] ${node.id} listening on ${node.url} (${choice.engine === 'werift' ? `${(engine as { shardMode?: string }).shardMode} shards` : `${engine.stats().shards} mediasoup workers`}${net ? `, WebRTC on UDP ${net.udpPort}${net.tcpPort ? ` and TCP ${net.tcpPort}` : ''}` : ''})`,
 );
 
 let stopping = false;
