@@ -263,6 +263,19 @@ describe('a private station in the browser', () => {
       await page.getByTestId('invite').first().waitFor();
       await card.scrollIntoViewIfNeeded();
       await card.screenshot({ path: `${SHOTS}/studio-access-${viewport.width}.png` });
+      if (viewport.width !== 1280) continue;
+      // the schedule card links the owner's own calendar address: a calendar app (no cookie)
+      // subscribes to it, while the station's public .ics refuses
+      const ics = page.getByTestId('schedule-ics');
+      await ics.waitFor({ timeout: 20_000 });
+      expect(await ics.textContent()).toBe('your private iCalendar feed');
+      const href = new URL((await ics.getAttribute('href'))!, app.url);
+      expect(href.searchParams.get('key')).toBeTruthy();
+      const keyed = await fetch(href);
+      expect(keyed.status).toBe(200);
+      expect(await keyed.text()).toContain('BEGIN:VCALENDAR');
+      href.search = '';
+      expect((await fetch(href)).status).toBe(403);
     }
   }, 60_000);
 });

@@ -3,12 +3,14 @@ import {
   type Show,
   type ShowOccurrence,
   type Station,
+  type StationFeeds,
   WEEKDAYS,
   type Weekday,
 } from '@radiobroadcaster/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
 import { toast } from 'sonner';
+import { apiFetch } from '../../lib/api';
 import { errorMessage } from '../../lib/api-error';
 import { followApi, followKeys } from '../follow/follow-api';
 import '../follow/follow.css';
@@ -138,6 +140,18 @@ export function ScheduleCard({ station }: { station: Station }) {
   const queryClient = useQueryClient();
   const key = followKeys.shows(station.id);
   const feed = useQuery({ queryKey: key, queryFn: () => followApi.shows(station.id) });
+  // a private station's calendar refuses at its public address: the owner's own keyed one instead
+  const isPrivate = station.visibility === 'private';
+  const feeds = useQuery({
+    queryKey: ['station-feeds', station.id, null],
+    queryFn: () => apiFetch<StationFeeds>(`/api/stations/${encodeURIComponent(station.id)}/feeds`),
+    enabled: isPrivate,
+    retry: false,
+    meta: { errorToast: false },
+  });
+  const calendarUrl = isPrivate
+    ? feeds.data?.calendarUrl
+    : `/${station.broadcaster.username}/${station.slug}/schedule.ics`;
   const [draft, setDraft] = useState<Draft>(emptyDraft);
   const zoneList = useMemo(zones, []);
   const set = <K extends keyof Draft>(k: K, v: Draft[K]) => setDraft((d) => ({ ...d, [k]: v }));
@@ -195,7 +209,13 @@ export function ScheduleCard({ station }: { station: Station }) {
       <h2 id={`${id}-title`}>Schedule</h2>
       <p className="muted small">
         Shows appear on your station page with a countdown, in your followers&apos; calendars (
-        <a href={`/${station.broadcaster.username}/${station.slug}/schedule.ics`}>iCalendar feed</a>
+        {calendarUrl ? (
+          <a href={calendarUrl} data-testid="schedule-ics">
+            {isPrivate ? 'your private iCalendar feed' : 'iCalendar feed'}
+          </a>
+        ) : (
+          'iCalendar feed'
+        )}
         ) and in reminders to followers who ask for them. Going live is still up to you.
       </p>
       {shows.length > 0 ? (
