@@ -23,10 +23,10 @@ interface Service {
   volumes?: string[];
 }
 
-/** Variables the README's table documents (first column, several names per row allowed). */
+/** Variables docs/configuration.md's table documents (first column, several names per row allowed). */
 function documentedVariables(): Set<string> {
   const names = new Set<string>();
-  for (const line of read('README.md').split('\n')) {
+  for (const line of read('docs/configuration.md').split('\n')) {
     const first = /^\|\s*([^|]+)\|/.exec(line)?.[1];
     if (!first) continue;
     for (const m of first.matchAll(/`([A-Z][A-Z0-9_]+)`/g)) names.add(m[1]!);

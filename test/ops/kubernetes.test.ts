@@ -65,10 +65,10 @@ interface Kustomization {
   images: { name: string; newName: string; newTag: string }[];
 }
 
-/** Variables the README's environment table documents. */
+/** Variables docs/configuration.md's environment table documents. */
 function documentedVariables(): Set<string> {
   const names = new Set<string>();
-  for (const line of read('README.md').split('\n')) {
+  for (const line of read('docs/configuration.md').split('\n')) {
     const first = /^\|\s*([^|]+)\|/.exec(line)?.[1];
     if (!first) continue;
     for (const m of first.matchAll(/`([A-Z][A-Z0-9_]+)`/g)) names.add(m[1]!);
@@ -217,8 +217,8 @@ describe('deploy/k8s: the kustomize manifests', () => {
       expect([k, apiEnv.get(k)?.valueFrom?.secretKeyRef?.name]).toEqual([k, 'radio-broadcaster']);
     // nothing secret sits in the ConfigMap
     for (const k of config.keys()) expect([k, secretKeys.has(k)]).toEqual([k, false]);
-    // the README's command creates exactly the keys the manifests read
-    const readme = read('README.md');
+    // the documented command (docs/cluster.md) creates exactly the keys the manifests read
+    const readme = read('docs/cluster.md');
     const create = /kubectl -n radio create secret generic radio-broadcaster([^`]*)```/.exec(
       readme,
     )?.[1];

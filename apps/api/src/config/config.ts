@@ -71,6 +71,13 @@ const EnvSchema = z.object({
     .default(600),
   SFU_SHARDS: z.coerce.number().int().nonnegative().optional(),
   SFU_MAX_LISTENERS: z.coerce.number().int().nonnegative().optional(),
+  /** The embedded SFU's engine; unset: chosen by engine-choice (werift until mediasoup is ready). */
+  MEDIA_ENGINE: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(['werift', 'mediasoup']))
+    .optional(),
   PUBLISHER_GRACE_MS: int(10000),
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(1).max(600).default(8),
   SFU_MODE: z.enum(['embedded', 'remote']).default('embedded'),
@@ -231,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       shards: e.SFU_SHARDS,
       /** undefined: the engine's default for its shard count; 0: no limit. */
       maxListeners: e.SFU_MAX_LISTENERS,
+      engine: e.MEDIA_ENGINE,
       /** Listening sessions per client IP and per station, across the cluster (0: no cap). */
       listenerCaps: { perIp: e.MAX_LISTENERS_PER_IP, perStation: e.MAX_LISTENERS_PER_STATION },
       /** Listening connections one address (IPv4, IPv6 /64) adds to viewerCount at most (0: all). */

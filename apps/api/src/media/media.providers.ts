@@ -50,6 +50,7 @@ async function createMediaBackend(
       iceServers: config.rtc.iceServers,
       shards: config.rtc.shards,
       maxListeners: config.rtc.maxListeners,
+      engine: config.rtc.engine,
     },
     (line) => sfuLogger.log(line),
   );

@@ -22,6 +22,8 @@ export interface SfuNodeConfig {
   iceServers: IceServerConfig[];
   shards?: number;
   maxListeners?: number;
+  /** MEDIA_ENGINE: werift | mediasoup; unset: engine-choice decides. */
+  mediaEngine?: string;
   nodeTtlMs: number;
   publisherWeight: number;
   relayLingerMs: number;
@@ -76,6 +78,8 @@ export function loadSfuNodeConfig(env: NodeJS.ProcessEnv = process.env): SfuNode
     shards: env.SFU_SHARDS ? int(env, 'SFU_SHARDS', 0) : undefined,
     // unset: the engine's default for its shard count; 0: no limit
     maxListeners: env.SFU_MAX_LISTENERS ? int(env, 'SFU_MAX_LISTENERS', 0) : undefined,
+    /** werift | mediasoup; unset: engine-choice decides (checked there). */
+    mediaEngine: env.MEDIA_ENGINE || undefined,
     nodeTtlMs: Math.max(1000, int(env, 'SFU_NODE_TTL_MS', 5000)),
     publisherWeight: int(env, 'SFU_PUBLISHER_WEIGHT', 20),
     relayLingerMs: int(env, 'SFU_RELAY_LINGER_MS', 2000),

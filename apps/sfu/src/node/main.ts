@@ -16,6 +16,7 @@ const { engine, choice } = await createMediaEngine(
     iceServers: cfg.iceServers,
     shards: cfg.shards,
     maxListeners: cfg.maxListeners,
+    engine: cfg.mediaEngine,
   },
   (line) => console.log(`[sfu-node] ${line}`),
 );
