@@ -8,7 +8,11 @@
 # meson.build when one exists, so shim subprojects below wrap Debian's packages with `dependency()` and
 # export the variables mediasoup's meson.build reads. libsrtp is built from Debian's own libsrtp2
 # source package (`apt-get source libsrtp2`), statically against OpenSSL: Debian's binary libsrtp2 is
-# built on NSS and costs 2–3x more per packet (facts in the shared note on mediasoup).
+# built on NSS and costs 2–3x more per packet (facts in the shared note on mediasoup). OpenSSL is built
+# too, from the upstream sources Debian's archive carries for the system's libssl3
+# (openssl_<version>.orig.tar.gz), into the output folder, and the worker finds it there (RUNPATH): with
+# Debian's own libssl.so.3 the worker died (SIGSEGV in SSL_read, writing the DTLS ServerHello) at the
+# first handshake, and with the same OpenSSL version built from its upstream sources it does not (docs/mediasoup.md).
 #
 # Output: $RB_MEDIASOUP_CACHE (default ~/.cache/rb-mediasoup)/<mediasoup version>-<hash>/mediasoup-worker,
 # keyed by the mediasoup version, the versions of the Debian libraries it links and this script, so a
@@ -72,12 +76,15 @@ if ! apt-get "${APT_OPTS[@]}" source --print-uris libsrtp2 >/dev/null 2>&1; then
   apt-get "${APT_OPTS[@]}" update -qq
 fi
 SRTP_SRC_VERSION=$(apt-cache "${APT_OPTS[@]}" showsrc libsrtp2 | sed -nE 's/^Version: //p' | sort -V | tail -1)
+# the upstream version of the system's libssl3 (3.0.22-1~deb12u2 -> 3.0.22)
+OPENSSL_VERSION=$(dpkg-query -W -f '${Version}' libssl3 | sed -E 's/^[0-9]+://; s/-[^-]*$//')
 
 # The cache key: mediasoup's version, the Debian libraries linked or compiled against, this script.
 debver() { dpkg-query -W -f '${Package}=${Version}\n' "$@" 2>/dev/null | sort; }
 KEY_TEXT="mediasoup=$VERSION
 $BUILDTYPE
 libsrtp2-src=$SRTP_SRC_VERSION
+openssl-src=$OPENSSL_VERSION
 $(debver libssl-dev libssl3 libuv1-dev libusrsctp-dev libabsl-dev libflatbuffers-dev flatbuffers-compiler g++ meson)
 $(sha256sum "$0" | cut -c1-64)"
 HASH=$(printf '%s' "$KEY_TEXT" | sha256sum | cut -c1-12)
@@ -103,13 +110,38 @@ mkdir -p "$WORK"
 echo "$KEY_TEXT" >"$WORK/key.txt"
 JOBS=$(nproc)
 
-# 1. libsrtp 2 from Debian's source package, static, against OpenSSL (the system's libcrypto).
+# 0. OpenSSL from the upstream tarball in Debian's archive (the source package's .orig.tar.gz; the
+# .dsc of a security update may be gone from the mirror while its .orig stays), shared, installed in
+# $OUT/openssl where the worker's RUNPATH points.
+SSL="$OUT/openssl"
+log "building OpenSSL $OPENSSL_VERSION from Debian's source archive (upstream tarball)"
+(cd "$WORK" && apt-get "${APT_OPTS[@]}" source -qq --download-only "openssl=$(dpkg-query -W -f '${Version}' libssl3)" >/dev/null 2>&1 || true)
+[ -f "$WORK/openssl_$OPENSSL_VERSION.orig.tar.gz" ] ||
+  (cd "$WORK" && apt-get "${APT_OPTS[@]}" source -qq --download-only openssl >/dev/null 2>&1 || true)
+[ -f "$WORK/openssl_$OPENSSL_VERSION.orig.tar.gz" ] || {
+  log "openssl_$OPENSSL_VERSION.orig.tar.gz not found in Debian's source archive"
+  exit 1
+}
+rm -rf "$SSL"
+(
+  cd "$WORK" && tar xzf "openssl_$OPENSSL_VERSION.orig.tar.gz" && cd "openssl-$OPENSSL_VERSION"
+  ./Configure linux-x86_64 shared no-tests -O2 --prefix="$SSL" --libdir=lib >"$WORK/openssl-configure.log" 2>&1
+  make -j"$JOBS" build_libs >"$WORK/openssl-make.log" 2>&1 || {
+    tail -30 "$WORK/openssl-make.log" >&2
+    exit 1
+  }
+  make install_dev >>"$WORK/openssl-make.log" 2>&1
+)
+SSL_LINK="'-L$SSL/lib', '-lssl', '-lcrypto', '-Wl,-rpath,$SSL/lib'"
+
+# 1. libsrtp 2 from Debian's source package, static, against that OpenSSL.
 log "building libsrtp2 $SRTP_SRC_VERSION from Debian's source package (OpenSSL)"
 (cd "$WORK" && apt-get "${APT_OPTS[@]}" source -qq --download-only libsrtp2 >/dev/null 2>&1 &&
   dpkg-source -x --no-check libsrtp2_*.dsc srtp-src >/dev/null)
 (
   cd "$WORK/srtp-src"
-  CFLAGS="-O2 -fPIC" ./configure --prefix="$WORK/srtp" --enable-openssl >/dev/null
+  CFLAGS="-O2 -fPIC -I$SSL/include" LDFLAGS="-L$SSL/lib -Wl,-rpath,$SSL/lib" \
+    ./configure --prefix="$WORK/srtp" --enable-openssl --with-openssl-dir="$SSL" >/dev/null
   make -j"$JOBS" libsrtp2.a >/dev/null
   make install-headers install-pkgconfig >/dev/null 2>&1 || true
   mkdir -p "$WORK/srtp/lib" "$WORK/srtp/include/srtp2"
@@ -130,7 +162,8 @@ shim() { # name, meson.build body, meson_options.txt body
 }
 DUMMY="dummy = static_library('dummy', 'dummy.c')"
 shim openssl "$DUMMY
-openssl_dep = dependency('openssl')
+openssl_dep = declare_dependency(include_directories: include_directories('$SSL/include'),
+  link_args: [$SSL_LINK])
 libcrypto_lib = dummy
 libssl_lib = dummy" ""
 shim libuv "$DUMMY
@@ -142,8 +175,7 @@ option('build_benchmarks', type: 'boolean', value: false)"
 shim libsrtp2 "$DUMMY
 libsrtp2_dep = declare_dependency(
   include_directories: include_directories('compat', '$WORK/srtp/include', '$WORK/srtp/include/srtp2'),
-  link_args: ['$WORK/srtp/lib/libsrtp2.a'],
-  dependencies: [dependency('libcrypto')])
+  link_args: ['$WORK/srtp/lib/libsrtp2.a', $SSL_LINK])
 libsrtp2 = dummy" "option('crypto-library', type: 'string', value: 'openssl')
 option('crypto-library-kdf', type: 'feature', value: 'disabled')
 option('tests', type: 'feature', value: 'disabled')"
@@ -220,7 +252,6 @@ ninja -C build -j"$JOBS" mediasoup-worker >>"$WORK/ninja.log" 2>&1 || {
   tail -40 "$WORK/ninja.log" >&2
   exit 1
 }
-mkdir -p "$OUT"
 cp build/mediasoup-worker "$BIN.tmp"
 [ "$BUILDTYPE" = release ] && strip "$BIN.tmp"
 cp "$WORK/key.txt" "$OUT/key.txt"

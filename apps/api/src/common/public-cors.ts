@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 
 /**
  * The calls `<radio-player>` makes from other sites: public station reads, whether it may play
- * there, and the join. Any origin, never credentials (the player sends no cookies), so a page
+ * there, the join, and its chat history and listener list. Any origin, never credentials (the player sends no cookies), so a page
  * cannot act as the user.
  * Which sites may actually play is decided by the join (allowed domains), not by CORS.
  */
@@ -12,6 +12,7 @@ const PUBLIC_PATHS = [
   /^\/api\/joinStationAsReceiver\/?$/,
   /^\/api\/stations\/[^/]+\/playable\/?$/,
   /^\/api\/stations\/[^/]+\/chat\/?$/,
+  /^\/api\/stations\/[^/]+\/presence\/?$/,
 ];
 
 export function publicCors(req: Request, res: Response, next: NextFunction): void {
