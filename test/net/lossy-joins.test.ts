@@ -23,7 +23,7 @@ const [RTT_MS, LOSS_PERCENT] = (process.env.RB_LOSSY_PROFILE ?? '150,3').split('
   number,
 ];
 const CHILD = fileURLToPath(new URL('./lossy-listeners.child.mjs', import.meta.url));
-const SHIM = fileURLToPath(new URL('../../apps/cli/dist/bench/netem-shim.js', import.meta.url));
+const SHIM = fileURLToPath(new URL('../../apps/cli/bench/dist/netem-shim.js', import.meta.url));
 
 /** Why the namespace cannot be made here (not root, no nft), or null. */
 function unavailable(): string | null {
@@ -91,14 +91,16 @@ if (why) console.warn(`lossy-joins skipped: ${why}`);
       await done;
       const drops = host.impair(0);
       const failed = [...results].filter(([, r]) => r !== 'audio');
+      // every listener reported (a child that could not start reports none: say why)
+      const short = failed.length > 0 || results.size < LISTENERS;
+      expect({ failed, reported: results.size, stderr: short ? stderr.slice(-2000) : '' }).toEqual({
+        failed: [],
+        reported: LISTENERS,
+        stderr: '',
+      });
       // the link did lose packets both ways while they joined
       expect(drops.in).toBeGreaterThan(0);
       expect(drops.out).toBeGreaterThan(0);
-      expect({ failed, stderr: failed.length ? stderr.slice(-2000) : '' }).toEqual({
-        failed: [],
-        stderr: '',
-      });
-      expect(results.size).toBe(LISTENERS);
     }, 300000);
   },
 );
