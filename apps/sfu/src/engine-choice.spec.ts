@@ -22,7 +22,7 @@ describe('engine choice (MEDIA_ENGINE)', () => {
         reason: 'mediasoup 3.15.8 worker found at /x/mediasoup-worker',
       });
     } else {
-      // until the worker built here completes a DTLS handshake (issue 30)
+      // until Chromium and the benchmark are shown on mediasoup (issue 30)
       expect(present.engine).toBe('werift');
       expect(present.reason).toContain('MEDIA_ENGINE=mediasoup starts it');
     }

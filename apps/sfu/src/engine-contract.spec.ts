@@ -2,7 +2,7 @@
  * The `MediaEngine` contract, run against every engine alike: publish, listen, replace, grace
  * (a publisher that never sends changes nothing), tap, packet publishers, admission and closing.
  * Peers are werift RTCPeerConnections on loopback. The mediasoup part runs where its worker is
- * built (scripts/build-mediasoup-worker.sh) with RB_TEST_MEDIASOUP=1, and says why when skipped.
+ * built (scripts/build-mediasoup-worker.sh), and says why when skipped.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import {
@@ -27,15 +27,8 @@ import { createPeer } from './werift/werift-config.js';
 
 type Factory = (opts?: MediaEngineOptions) => Promise<MediaEngine>;
 
-const found = findMediasoupWorker();
-/**
- * The mediasoup half runs with RB_TEST_MEDIASOUP=1 where the worker is built: the worker built here
- * from Debian's libraries still dies (SIGSEGV) in its first DTLS handshake (issue 30).
- */
-const mediasoup: typeof found =
-  found.available && process.env.RB_TEST_MEDIASOUP !== '1'
-    ? { available: false, reason: 'RB_TEST_MEDIASOUP=1 runs it (its DTLS crash, issue 30)' }
-    : found;
+/** The mediasoup half runs wherever its worker is built (scripts/build-mediasoup-worker.sh). */
+const mediasoup = findMediasoupWorker();
 const engines: [string, Factory | null][] = [
   ['werift', (opts) => createWeriftEngine({ shards: 0, ...opts })],
   // two workers: listeners spread over both, the feed piped from the station's home worker
