@@ -5,12 +5,12 @@
  * invite revoked during the outage stops admitting at once — while those who may listen still
  * get in (the checks read PostgreSQL, never a Redis cache); when Redis returns, the same answers.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CreateStationResponse, Invite, StationAccess } from '@radiobroadcaster/contracts';
 import type { Socket } from 'socket.io-client';
 import { waitUntil } from '../../../../test/support/wait.js';
 import { RedisService } from '../redis/redis.service.js';
+import { OwnRedis } from '../../testing/own-redis.js';
 import { connectSocket, emitAck } from '../../testing/sockets.js';
 import {
   freeLoopbackPort,
@@ -21,52 +21,6 @@ import {
 } from '../../testing/test-app.js';
 
 type Json = Record<string, unknown>;
-
-/** A Redis server of this test's own, so it can be stopped and started again. */
-class OwnRedis {
-  private child: ChildProcess | null = null;
-  constructor(readonly port: number) {}
-
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<void> {
-    const child = spawn(
-      'redis-server',
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    this.child = child;
-    await new Promise<void>((resolve, reject) => {
-      let out = '';
-      const timer = setTimeout(
-        () => reject(new Error(`redis-server did not start:\n${out}`)),
-        15_000,
-      );
-      child.stdout!.on('data', (c: Buffer) => {
-        out += c.toString();
-        if (/Ready to accept connections/.test(out)) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`redis-server exited with ${code}:\n${out}`));
-      });
-    });
-  }
-
-  async stop(): Promise<void> {
-    const child = this.child;
-    this.child = null;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-  }
-}
 
 describe('a private station while Redis is down', () => {
   let redis: OwnRedis;
