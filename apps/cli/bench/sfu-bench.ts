@@ -159,7 +159,8 @@ async function capacity(
       requested: requested[steps.length] ?? NaN,
       listeners: Number(cols[0]),
       loss: Number(cols[1]),
-      procCpu: Number(cols[5]),
+      // mediasoup: the SFU's CPU is its controller's (procCPU) and its worker's (shardCPU) together
+      procCpu: Number(cols[5]) + (values.engine === 'mediasoup' ? Number(cols[14]) : 0),
       usPerPkt: Number(cols[6]),
       rssKiB: Number(cols[9]),
       sinkCpu: Number(cols[10]),

@@ -213,9 +213,10 @@ for (const target of steps) {
   const verified = ramp.verified + steady.verified;
   const corrupt = ramp.corrupt + steady.corrupt;
   console.log(
-    `${String(n).padStart(9)}  ${steady.loss.toFixed(3).padStart(6)}  ${elus
-      .map((e) => e.toFixed(1))
-      .join('/')
+    `${String(n).padStart(9)}  ${steady.loss.toFixed(3).padStart(6)}  ${(elus.length
+      ? elus.map((e) => e.toFixed(1)).join('/')
+      : '-'
+    ) // mediasoup: no shard threads
       .padStart(
         16,
       )}  ${((sum / Math.max(1, n)) * 100).toFixed(2).padStart(9)}  ${(m1.utilization * 100).toFixed(1).padStart(8)}  ${procCpu.toFixed(1).padStart(8)}  ${usPerPkt.toFixed(1).padStart(9)}  ${pct(ramp.joins, 50)}/${pct(ramp.joins, 95)}  ${verified}/${corrupt}  ${rssPerListener.toFixed(0).padStart(8)}  ${(steady.sinkCpu + hostCpu).toFixed(1).padStart(8)}  ${joinsPerS.toFixed(1).padStart(7)}  ${ramp.loss.toFixed(3).padStart(7)}  ${((cpu.system / (windowS * 1e6)) * 100).toFixed(1).padStart(5)}  ${shardCpuPct.toFixed(1).padStart(9)}  ${String(engine.stats().perShard.reduce((a, s) => a + (s.measuredCapacity ?? 0), 0)).padStart(8)}`,
