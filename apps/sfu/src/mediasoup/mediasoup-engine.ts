@@ -46,6 +46,7 @@ import type {
   MsWorker,
 } from './ms-types.js';
 import { findMediasoupWorker, WORKER_BUILD_HINT } from './worker-bin.js';
+import { takeOverPublisher } from '../publisher-takeover.js';
 
 /**
  * Listeners one worker is admitted without a fixed cap: the shared note's loopback fan-out measured
@@ -525,14 +526,7 @@ export class MediasoupEngine implements MediaEngine {
   }
 
   private takeOver(st: Station, pub: Publisher): void {
-    const replaced: Publisher[] = [];
-    if (st.publisher) replaced.push(st.publisher);
-    for (const p of st.pending) {
-      if (p === pub) break;
-      replaced.push(p);
-    }
-    st.pending.delete(pub);
-    st.publisher = pub;
+    const replaced = takeOverPublisher(st, pub);
     this.emit({ type: 'publisher-media', stationId: pub.stationId, sessionId: pub.sessionId });
     for (const p of replaced) this.dropPublisher(p, 'replaced');
   }

@@ -20,6 +20,7 @@ import { newPublisher, sendNack, type Publisher } from './publisher.js';
 import type { ShardPool } from './shard-pool.js';
 import type { Station, StationBook } from './stations.js';
 import { createPeer, type PeerSettings } from './werift-config.js';
+import { takeOverPublisher } from '../publisher-takeover.js';
 
 export interface PublishersDeps {
   readonly stations: StationBook;
@@ -117,15 +118,7 @@ export class Publishers {
 
   /** `pub` sent its first packet: it is the station's publisher now. */
   private takeOver(st: Station, pub: Publisher): void {
-    const replaced: Publisher[] = [];
-    if (st.publisher) replaced.push(st.publisher);
-    // older attempts still waiting (a client that retried) lose to the one that got through
-    for (const p of st.pending) {
-      if (p === pub) break;
-      replaced.push(p);
-    }
-    st.pending.delete(pub);
-    st.publisher = pub;
+    const replaced = takeOverPublisher(st, pub);
     this.emit({ type: 'publisher-media', stationId: pub.stationId, sessionId: pub.sessionId });
     for (const p of replaced) void this.closePublisher(p, 'replaced');
   }
