@@ -41,7 +41,7 @@ const FLAGS = [
 
 interface PageReport {
   live: { t: number; http: boolean } | null;
-  state: string;
+  state: string | null;
   error: string | null;
   stats: { received: number; lost: number; concealed: number; samples: number } | null;
 }
@@ -94,8 +94,13 @@ export async function chromiumListeners(o: {
       });
       page.on('pageerror', (e) => problems.push(e.message.slice(0, 100)));
       pageProblems.set(page, problems);
-      await page.goto(SITE);
-      await page.setContent(html);
+      // a page that does not load (the lossy link, a starved machine) is a failed join, not the end of the run
+      try {
+        await page.goto(SITE, { timeout: 60_000 });
+        await page.setContent(html, { timeout: 60_000 });
+      } catch (e) {
+        problems.push(`page did not load: ${(e as Error).message.split('\n')[0]!.slice(0, 80)}`);
+      }
       pages.push(page);
     }
     await new Promise((r) => setTimeout(r, o.durationS * 1000));
@@ -170,5 +175,7 @@ const REPORT = `(async () => {
 })()`;
 
 function report(page: Page): Promise<PageReport> {
-  return page.evaluate(REPORT) as Promise<PageReport>;
+  return (page.evaluate(REPORT) as Promise<PageReport>).catch(
+    (): PageReport => ({ live: null, state: null, error: null, stats: null }),
+  );
 }
