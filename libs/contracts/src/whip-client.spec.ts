@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { deleteSdpSession, postSdpOffer, setOpusParams } from './whip-client.js';
+import { addOpusNack, deleteSdpSession, postSdpOffer, setOpusParams } from './whip-client.js';
 
 /** A WHIP endpoint on loopback that records what it was sent and answers as the API does. */
 let server: Server;
@@ -101,5 +101,37 @@ describe('setOpusParams', () => {
       'a=rtpmap:111 opus/48000/2\r\na=fmtp:111 stereo=1\r\n',
     );
     expect(setOpusParams('v=0\r\n', { stereo: '1' })).toBe('v=0\r\n');
+  });
+});
+
+describe('addOpusNack', () => {
+  // Chromium's audio offer: Opus with transport-cc feedback, no NACK
+  const offer = [
+    'v=0',
+    'm=audio 9 UDP/TLS/RTP/SAVPF 111 63',
+    'a=rtpmap:111 opus/48000/2',
+    'a=rtcp-fb:111 transport-cc',
+    'a=fmtp:111 minptime=10;useinbandfec=1',
+    'a=rtpmap:63 red/48000/2',
+    '',
+  ].join('\r\n');
+
+  it("adds generic NACK feedback after Opus's own lines, for Opus only", () => {
+    const out = addOpusNack(offer);
+    expect(out).toContain(
+      'a=fmtp:111 minptime=10;useinbandfec=1\r\na=rtcp-fb:111 nack\r\na=rtpmap:63 red/48000/2',
+    );
+    expect(out.match(/a=rtcp-fb:\d+ nack\r\n/g)).toEqual(['a=rtcp-fb:111 nack\r\n']);
+  });
+
+  it('keeps an offer that already asks for NACK (nack pli is another thing), or has no Opus', () => {
+    const asks = addOpusNack(offer);
+    expect(addOpusNack(asks)).toBe(asks);
+    const pli = offer.replace('transport-cc', 'nack pli');
+    expect(addOpusNack(pli)).toContain('a=rtcp-fb:111 nack pli\r\na=fmtp:111');
+    expect(addOpusNack(pli)).toContain('a=rtcp-fb:111 nack\r\n');
+    expect(addOpusNack('v=0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 0\r\n')).toBe(
+      'v=0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 0\r\n',
+    );
   });
 });

@@ -139,3 +139,28 @@ export function setOpusParams(
   else lines.splice(lines.indexOf(rtpmap) + 1, 0, line);
   return lines.join(eol);
 }
+
+/**
+ * Asks for retransmissions of lost Opus packets (RFC 4585 generic NACK, `a=rtcp-fb:<pt> nack`), which
+ * browsers leave out of their audio offers. With it in the offer, Chromium's audio receiver sends NACKs
+ * for the packets a lossy link dropped and plays the SFU's retransmissions (listeners), and its audio
+ * sender keeps a history to answer the SFU's NACKs (the studio). Offers that already ask are returned
+ * as they are.
+ */
+export function addOpusNack(sdp: string): string {
+  const eol = sdp.includes('\r\n') ? '\r\n' : '\n';
+  const lines = sdp.split(eol);
+  const rtpmap = lines.find((l) => /^a=rtpmap:\d+ opus\/48000/i.test(l));
+  if (!rtpmap) return sdp;
+  const pt = /^a=rtpmap:(\d+)/.exec(rtpmap)![1];
+  if (lines.some((l) => l.trim() === `a=rtcp-fb:${pt} nack`)) return sdp;
+  // after the codec's own lines (rtpmap, fmtp, rtcp-fb), where browsers write theirs
+  let at = lines.indexOf(rtpmap) + 1;
+  while (
+    at < lines.length &&
+    (lines[at]!.startsWith(`a=fmtp:${pt} `) || lines[at]!.startsWith(`a=rtcp-fb:${pt} `))
+  )
+    at++;
+  lines.splice(at, 0, `a=rtcp-fb:${pt} nack`);
+  return lines.join(eol);
+}

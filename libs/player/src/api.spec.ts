@@ -114,14 +114,20 @@ describe('preferStereo', () => {
     '',
   ].join('\r\n');
 
-  it('adds stereo=1 to the Opus fmtp line only', () => {
+  it('adds stereo=1 to the Opus fmtp line and asks for retransmissions (NACK) of Opus only', () => {
     const out = preferStereo(offer);
-    expect(out).toContain('a=fmtp:111 minptime=10;useinbandfec=1;stereo=1\r\n');
-    expect(out.split('\r\n')).toHaveLength(offer.split('\r\n').length);
+    expect(out).toContain(
+      'a=rtpmap:111 opus/48000/2\r\na=fmtp:111 minptime=10;useinbandfec=1;stereo=1\r\na=rtcp-fb:111 nack\r\n',
+    );
+    expect(out).not.toContain('a=rtcp-fb:63');
+    expect(out.split('\r\n')).toHaveLength(offer.split('\r\n').length + 1);
   });
 
-  it('leaves an offer that already says stereo, or has no Opus, unchanged', () => {
-    const already = offer.replace('useinbandfec=1', 'useinbandfec=1;stereo=0');
+  it('leaves an offer that already says stereo and NACK, or has no Opus, unchanged', () => {
+    const already = offer.replace(
+      'useinbandfec=1',
+      'useinbandfec=1;stereo=0\r\na=rtcp-fb:111 nack',
+    );
     expect(preferStereo(already)).toBe(already);
     expect(preferStereo('v=0\r\n')).toBe('v=0\r\n');
   });

@@ -1,6 +1,7 @@
 import {
   deleteSdpSession,
   postSdpOffer,
+  addOpusNack,
   setOpusParams,
 } from '@radiobroadcaster/contracts/whip-client';
 import { ApiError, request } from './api.js';
@@ -172,7 +173,10 @@ function iceGatheringComplete(
   });
 }
 
-/** Asks for stereo Opus (music): `stereo=1` on our Opus fmtp tells the sender we decode two channels. */
+/**
+ * Asks for stereo Opus (music): `stereo=1` on our Opus fmtp tells the sender we decode two channels;
+ * and for retransmissions of lost packets (NACK), which Chromium then requests on a lossy link.
+ */
 export function preferStereo(sdp: string): string {
-  return setOpusParams(sdp, { stereo: '1' }, { replace: false });
+  return addOpusNack(setOpusParams(sdp, { stereo: '1' }, { replace: false }));
 }

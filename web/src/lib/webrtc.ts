@@ -1,6 +1,7 @@
 import {
   deleteSdpSession,
   postSdpOffer,
+  addOpusNack,
   setOpusParams,
 } from '@radiobroadcaster/contracts/whip-client';
 import type { IceServer } from '@radiobroadcaster/contracts';
@@ -48,5 +49,7 @@ export async function deleteSession(location: string | null, token: string): Pro
  * Opus fmtp line of an offer (or adds the line when the browser wrote none).
  */
 export function mungeOpusStereo(sdp: string): string {
-  return setOpusParams(sdp, { stereo: '1', 'sprop-stereo': '1', maxaveragebitrate: '128000' });
+  return addOpusNack(
+    setOpusParams(sdp, { stereo: '1', 'sprop-stereo': '1', maxaveragebitrate: '128000' }),
+  );
 }
