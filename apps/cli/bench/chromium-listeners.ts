@@ -86,7 +86,9 @@ export async function chromiumListeners(o: {
       const due = t0 + (i * 1000) / o.ramp;
       if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
       // the document replaced keeps the served file's CSP: the test page's inline scripts need it off
-      const context = await browser.newContext({ bypassCSP: true });
+      // reduced motion: the player draws no level meter (a canvas redrawn every other frame, per
+      // page), which on 2 cores made the listening pages themselves the machine's load
+      const context = await browser.newContext({ bypassCSP: true, reducedMotion: 'reduce' });
       const page = await context.newPage();
       const problems: string[] = [];
       page.on('console', (m) => {
