@@ -69,8 +69,32 @@ interface TwoPaths {
   close(): void;
 }
 
+/** Removes the namespaces of earlier runs that were killed before they could (their veths go too). */
+function sweepStale(): void {
+  let list = '';
+  try {
+    list = run('ip', ['netns', 'list']);
+  } catch {
+    return;
+  }
+  for (const m of list.matchAll(/^rb-pairmove-(\d+)/gm)) {
+    try {
+      process.kill(Number(m[1]), 0);
+      continue; // its process still runs
+    } catch {
+      // gone
+    }
+    try {
+      run('ip', ['netns', 'del', m[0]]);
+    } catch {
+      // removed meanwhile
+    }
+  }
+}
+
 /** A namespace joined to this host by two veth pairs: 10.219.n.1/.2 and 10.219.n.5/.6. */
 function openTwoPaths(): TwoPaths {
+  sweepStale();
   const id = process.pid % 10000;
   const ns = `rb-pairmove-${process.pid}`;
   const net = `10.219.${process.pid % 250}`;
