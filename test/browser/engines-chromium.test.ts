@@ -96,7 +96,12 @@ describe.each(ENGINES)('Chromium publishes and listens on the %s engine', (engin
         15_000,
       );
       expect(sending!.connectionState).toBe('connected');
-      expect(engine.stats().publishers).toBe(1);
+      await until(
+        'the engine to take the studio as the publisher',
+        async () => engine.stats().publishers,
+        (n) => n === 1,
+        10_000,
+      );
       // published on the engine's own UDP port(s)
       const [pub] = await selectedPairs(studio);
       expect(ports()).toContain(pub!.remote.port);
