@@ -202,10 +202,7 @@ const ENGINES = enginesHere('ice-pair-move');
       app.app.get<MediaEngine>(MEDIA_ENGINE).on((e) => events.push(e));
       wrapperDir = mkdtempSync(join(tmpdir(), 'rb-pairmove-'));
       const wrapper = join(wrapperDir, 'chromium-in-ns');
-      writeFileSync(
-        wrapper,
-        `#!/bin/sh\nexec ip netns exec ${paths.ns} /usr/bin/chromium "$@"\n`,
-      );
+      writeFileSync(wrapper, `#!/bin/sh\nexec ip netns exec ${paths.ns} /usr/bin/chromium "$@"\n`);
       chmodSync(wrapper, 0o755);
       browser = await launchChromium({
         executablePath: wrapper,

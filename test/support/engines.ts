@@ -8,9 +8,12 @@ import type { Page } from 'playwright-core';
 import { findMediasoupWorker } from '../../apps/sfu/src/mediasoup/worker-bin.js';
 
 /** Each engine, with the reason its half is skipped here (or null). */
-export function enginesHere(file: string): [name: 'werift' | 'mediasoup', skipped: string | null][] {
+export function enginesHere(
+  file: string,
+): [name: 'werift' | 'mediasoup', skipped: string | null][] {
   const mediasoup = findMediasoupWorker();
-  if (!mediasoup.available) console.warn(`${file}: the mediasoup half skipped (${mediasoup.reason})`);
+  if (!mediasoup.available)
+    console.warn(`${file}: the mediasoup half skipped (${mediasoup.reason})`);
   return [
     ['werift', null],
     ['mediasoup', mediasoup.available ? null : mediasoup.reason],
@@ -50,7 +53,9 @@ export async function freeUdpPorts(count: number): Promise<number> {
  */
 export async function selectedPairs(
   page: Page,
-): Promise<{ local: { address: string; port: number }; remote: { address: string; port: number } }[]> {
+): Promise<
+  { local: { address: string; port: number }; remote: { address: string; port: number } }[]
+> {
   return page.evaluate(async () => {
     const all = (window as unknown as { __peerConnections?: RTCPeerConnection[] })
       .__peerConnections;
