@@ -28,10 +28,11 @@ const FLAGS = [
 
 /**
  * Chromium with a fresh profile (playwright's `launch` always uses a temporary one; it refuses
- * `--user-data-dir`); `fakeMedia` adds a fake microphone/screen that needs no prompt.
+ * `--user-data-dir`); `fakeMedia` adds a fake microphone/screen that needs no prompt;
+ * `executablePath` runs another launcher (a script starting it in a network namespace).
  */
 export async function launchChromium(
-  opts: { fakeMedia?: boolean; extraArgs?: string[] } = {},
+  opts: { fakeMedia?: boolean; extraArgs?: string[]; executablePath?: string } = {},
 ): Promise<Browser> {
   const args = [
     ...FLAGS,
@@ -40,7 +41,11 @@ export async function launchChromium(
       : []),
     ...(opts.extraArgs ?? []),
   ];
-  const launch: LaunchOptions = { executablePath: CHROMIUM, args, headless: true };
+  const launch: LaunchOptions = {
+    executablePath: opts.executablePath ?? CHROMIUM,
+    args,
+    headless: true,
+  };
   return chromium.launch(launch);
 }
 

@@ -166,6 +166,31 @@ describe('stats', () => {
       parsePacketLog('{"seq":1,"t":2,"sha1":"aa"}\n{"seq":2,"t":3,"hex":"00"}\n{"seq":3,"t"'),
     ).toHaveLength(2);
   });
+
+  it('matches by RTP timestamp a listener that joined late to a steady tone, across renumbering', () => {
+    // a tone repeats its payloads every 5 packets; the listener hears the last 500 of 2,000,
+    // numbered from another start (as a mediasoup consumer numbers them), 3 ms after they were sent
+    const sent = Array.from({ length: 2000 }, (_, i) => ({
+      seq: (40000 + i) & 0xffff,
+      ts: (7 + i * 960) >>> 0,
+      t: 1000 + i * 20,
+      sha1: `h${i % 5}`,
+    }));
+    const received = sent.slice(1500).map((s, i) => ({
+      seq: (12345 + i) & 0xffff,
+      ts: s.ts,
+      t: s.t + 3,
+      sha1: s.sha1,
+    }));
+    const m = matchPackets(sent, received);
+    expect(m.matched).toBe(500);
+    expect(m.mismatched).toBe(0);
+    expect(new Set(m.latencies)).toEqual(new Set([3]));
+    expect(m.seqOffset).toBe((12345 - (40000 + 1500)) & 0xffff);
+    expect(parsePacketLog('{"seq":1,"ts":960,"t":2,"sha1":"aa"}')).toEqual([
+      { seq: 1, ts: 960, t: 2, sha1: 'aa' },
+    ]);
+  });
 });
 
 describe('the radio-broadcaster binary', () => {

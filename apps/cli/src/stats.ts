@@ -46,6 +46,8 @@ export function sha1Hex(payload: Uint8Array): string {
 /** A packet as the publisher's and the listener's records hold it. */
 export interface PacketRecord {
   seq: number;
+  /** The RTP timestamp, where the record has it. */
+  ts?: number;
   /** Send or receive time on the shared `nowMs()` clock. */
   t: number;
   sha1: string;
@@ -66,9 +68,13 @@ export interface LatencyMatch {
 
 /**
  * Matches a listener's received packets to the publisher's sent packets. The SFU may rewrite
- * sequence numbers by a constant offset, so the offset is taken as the most common one among
- * packets with equal payload hashes; then each received packet is compared with the sent packet
- * at its (shifted) sequence number.
+ * sequence numbers by a constant offset (mediasoup's consumers number from a random start), so:
+ * the sequence numbers as they are when they explain the payloads; else the RTP timestamps as they
+ * are, where both records carry them (both engines keep a publisher's timestamps); else the offset
+ * most common among packets with equal payload hashes. Each received packet is then compared with
+ * the sent packet it maps to. A steady tone repeats payloads every few packets, so payloads alone
+ * leave the offset ambiguous by whole periods: an offset one period off explains every payload and
+ * adds that period to every latency (bench:sfu read 403 ms p95 on mediasoup that way).
  */
 export function matchPackets(
   sent: readonly PacketRecord[],
@@ -88,9 +94,17 @@ export function matchPackets(
   const score = (off: number) =>
     sample.filter((r) => bySeq.get((r.seq - off) & 0xffff)?.sha1 === r.sha1).length;
   let seqOffset: number | undefined;
+  let byTs: Map<number, PacketRecord> | undefined;
+  const withTs = (list: readonly PacketRecord[]) => list.every((p) => p.ts !== undefined);
   if (sample.length > 0 && score(0) >= 0.9 * sample.length) {
     seqOffset = 0; // the common case: the SFU keeps sequence numbers
-  } else if (sample.length > 0) {
+  } else if (sample.length > 0 && withTs(sent) && withTs(received)) {
+    const map = new Map<number, PacketRecord>();
+    for (const s of sent) map.set(s.ts!, s);
+    const tsScore = sample.filter((r) => map.get(r.ts!)?.sha1 === r.sha1).length;
+    if (tsScore >= 0.9 * sample.length) byTs = map;
+  }
+  if (seqOffset === undefined && byTs === undefined && sample.length > 0) {
     // Vote with payloads that occur once in what was sent (a steady tone repeats payloads),
     // then with every occurrence on a small sample; keep the candidate that explains most packets.
     const votes = new Map<number, number>();
@@ -122,6 +136,18 @@ export function matchPackets(
   let matched = 0;
   let mismatched = 0;
   let unknown = 0;
+  if (byTs) {
+    for (const r of received) {
+      const s = r.ts === undefined ? undefined : byTs.get(r.ts);
+      if (!s) unknown++;
+      else if (s.sha1 === r.sha1) {
+        matched++;
+        latencies.push(r.t - s.t);
+        seqOffset ??= (r.seq - s.seq) & 0xffff;
+      } else mismatched++;
+    }
+    return { latencies, matched, mismatched, unknown, seqOffset };
+  }
   for (const r of received) {
     const s = seqOffset === undefined ? undefined : bySeq.get((r.seq - seqOffset) & 0xffff);
     if (!s) unknown++;
@@ -138,7 +164,7 @@ export function parsePacketLog(text: string): PacketRecord[] {
   const out: PacketRecord[] = [];
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
-    let o: { seq?: number; t?: number; sha1?: string; hex?: string };
+    let o: { seq?: number; ts?: number; t?: number; sha1?: string; hex?: string };
     try {
       o = JSON.parse(line) as typeof o;
     } catch {
@@ -147,7 +173,7 @@ export function parsePacketLog(text: string): PacketRecord[] {
     if (typeof o.seq !== 'number' || typeof o.t !== 'number') continue;
     const sha1 = o.sha1 ?? (o.hex ? sha1Hex(Buffer.from(o.hex, 'hex')) : undefined);
     if (!sha1) continue;
-    out.push({ seq: o.seq, t: o.t, sha1 });
+    out.push({ seq: o.seq, ...(typeof o.ts === 'number' ? { ts: o.ts } : {}), t: o.t, sha1 });
   }
   return out;
 }

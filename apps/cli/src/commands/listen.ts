@@ -38,7 +38,12 @@ export async function listen(args: ListenArgs, io: CliIO, signal: AbortSignal): 
                 payload: p.payload,
               });
               if (wantLatency)
-                received.push({ seq: p.seq, t: p.receivedAt, sha1: sha1Hex(p.payload) });
+                received.push({
+                  seq: p.seq,
+                  ts: p.timestamp,
+                  t: p.receivedAt,
+                  sha1: sha1Hex(p.payload),
+                });
             }
           : undefined,
     });

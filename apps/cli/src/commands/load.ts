@@ -89,7 +89,13 @@ export async function load(args: LoadArgs, io: CliIO, signal: AbortSignal): Prom
         api,
         stationId: station.id,
         record: wantLatency
-          ? (p) => rec.push({ seq: p.seq, t: p.receivedAt, sha1: sha1Hex(p.payload) })
+          ? (p) =>
+              rec.push({
+                seq: p.seq,
+                ts: p.timestamp,
+                t: p.receivedAt,
+                sha1: sha1Hex(p.payload),
+              })
           : undefined,
       });
       listeners.push(l);
