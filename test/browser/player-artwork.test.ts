@@ -172,7 +172,7 @@ describe('<radio-player>: artwork, level animation, embed sizes', () => {
         document.querySelector('radio-player')?.getAttribute('data-state') === 'live' ||
         document.querySelector('radio-player')?.shadowRoot?.querySelector('.card.playing') !== null,
       undefined,
-      { timeout: 20_000 },
+      { timeout: 60_000 },
     );
     // The analyser hears the tone: the canvas marks itself active once bars rise.
     await page.waitForFunction(
@@ -182,7 +182,7 @@ describe('<radio-player>: artwork, level animation, embed sizes', () => {
           ?.shadowRoot?.querySelector('canvas.viz')
           ?.hasAttribute('data-active'),
       undefined,
-      { timeout: 15_000 },
+      { timeout: 60_000 },
     );
     expect(
       await page.evaluate(() => navigator.mediaSession.metadata?.artwork.map((a) => a.src)),
@@ -201,7 +201,7 @@ describe('<radio-player>: artwork, level animation, embed sizes', () => {
       () =>
         document.querySelector('radio-player')?.shadowRoot?.querySelector('.card.playing') !== null,
       undefined,
-      { timeout: 20_000 },
+      { timeout: 60_000 },
     );
     await holdsFor(
       () =>

@@ -79,7 +79,7 @@ describe('studio: the on-air console', () => {
     await page.getByTestId('go-live').click();
     await page.waitForSelector('[data-testid=broadcast-state][data-state=live]', {
       state: 'attached',
-      timeout: 20_000,
+      timeout: 60_000,
     });
     await waitUntil(
       async () => (await getStation(app.url, stationId)).status === 'live',

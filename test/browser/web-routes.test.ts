@@ -128,7 +128,7 @@ describe('web app routes', () => {
     await page.waitForFunction(
       () => document.querySelector('[data-testid=media-session-state]')?.textContent === 'playing',
       undefined,
-      { timeout: 5000 },
+      { timeout: 60_000 },
     );
     const metadata = await page.evaluate(() => {
       const m = navigator.mediaSession.metadata;
@@ -376,7 +376,7 @@ describe('web app routes', () => {
     const page = await open(`/${owner.username}/night-owl`);
     await page.getByTestId('play-button').click();
     const toast = page.locator('[data-sonner-toast]', { hasText: 'Station offline' });
-    await toast.waitFor({ timeout: 5000 });
+    await toast.waitFor();
     expect(await toast.textContent()).toContain('This station is not currently broadcasting.');
   });
 
