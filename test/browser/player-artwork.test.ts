@@ -82,7 +82,6 @@ describe('<radio-player>: artwork, level animation, embed sizes', () => {
       reducedMotion,
     });
     const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
     const problems = watchProblems(page);
     await page.goto(`${app.url}/embed/${owner.username}/${station.slug}?theme=${theme}`);
     await page.waitForFunction(

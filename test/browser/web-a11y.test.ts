@@ -45,7 +45,6 @@ describe('accessibility: axe-core on every route, keyboard and screen readers', 
 
   async function newPage(context: BrowserContext): Promise<Page> {
     const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
     page.on('pageerror', (e) => problems.push(e.message));
     return page;
   }

@@ -50,7 +50,6 @@ describe('web app routes', () => {
   let current = '';
   function watch(page: Page): Page {
     // Shorter than jest's 30 s, so a missing element fails with its selector named.
-    page.setDefaultTimeout(10_000);
     page.on('pageerror', (e) => problems.push(`${current}: ${e.message}`));
     return page;
   }
