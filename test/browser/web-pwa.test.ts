@@ -80,19 +80,19 @@ describe('the installable app', () => {
     const profile = mkdtempSync(join(tmpdir(), 'rb-chromium-pwa-'));
     const context = withBrowserTimeouts(
       await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1280, height: 800 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+        executablePath: CHROMIUM,
+        headless: true,
+        viewport: { width: 1280, height: 800 },
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
       }),
     );
     const page = context.pages()[0] ?? (await context.newPage());
