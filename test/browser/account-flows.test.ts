@@ -31,7 +31,6 @@ describe('account flows with real mail', () => {
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
-    page.setDefaultTimeout(15_000);
     problems = watchProblems(page);
   }, 60_000);
 

@@ -25,7 +25,6 @@ describe('accounts on a loopback address PUBLIC_URL does not name', () => {
     base = `http://127.0.0.1:${port}`;
     browser = await launchChromium();
     page = await browser.newPage();
-    page.setDefaultTimeout(10_000);
     page.on('request', (r) => {
       if (r.method() === 'POST') posts.push(new URL(r.url()).pathname);
     });

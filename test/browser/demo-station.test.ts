@@ -45,7 +45,6 @@ describe('the demo station', () => {
 
   it('"Listen to the demo" on the home page plays it live over WebRTC', async () => {
     const page = await browser.newPage();
-    page.setDefaultTimeout(20_000);
     const problems = watchProblems(page);
     await page.goto(`${app.url}/`);
     await page.getByTestId('demo-link').click();

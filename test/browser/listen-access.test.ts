@@ -216,7 +216,7 @@ describe('allowed domains in the browser: /listen from pages that hide their ref
     const refused = await framed(`http://127.0.0.1:${site.port}`);
     expect([refused.join.status, refused.join.body.error]).toEqual([403, 'DOMAIN_NOT_ALLOWED']);
     // It tells the server who frames it: the page that says why it does not play.
-    await frameOf(refused.page).locator('[data-testid=embed-refused]').waitFor({ timeout: 20_000 });
+    await frameOf(refused.page).locator('[data-testid=embed-refused]').waitFor();
     await refused.page.close();
 
     // Hiding the referrer: the browser's frame-ancestors check refuses it instead.

@@ -82,7 +82,6 @@ describe('<radio-player>: artwork, level animation, embed sizes', () => {
       reducedMotion,
     });
     const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
     const problems = watchProblems(page);
     await page.goto(`${app.url}/embed/${owner.username}/${station.slug}?theme=${theme}`);
     await page.waitForFunction(
@@ -172,7 +171,7 @@ describe('<radio-player>: artwork, level animation, embed sizes', () => {
         document.querySelector('radio-player')?.getAttribute('data-state') === 'live' ||
         document.querySelector('radio-player')?.shadowRoot?.querySelector('.card.playing') !== null,
       undefined,
-      { timeout: 20_000 },
+      { timeout: 60_000 },
     );
     // The analyser hears the tone: the canvas marks itself active once bars rise.
     await page.waitForFunction(
@@ -182,7 +181,7 @@ describe('<radio-player>: artwork, level animation, embed sizes', () => {
           ?.shadowRoot?.querySelector('canvas.viz')
           ?.hasAttribute('data-active'),
       undefined,
-      { timeout: 15_000 },
+      { timeout: 60_000 },
     );
     expect(
       await page.evaluate(() => navigator.mediaSession.metadata?.artwork.map((a) => a.src)),
@@ -201,7 +200,7 @@ describe('<radio-player>: artwork, level animation, embed sizes', () => {
       () =>
         document.querySelector('radio-player')?.shadowRoot?.querySelector('.card.playing') !== null,
       undefined,
-      { timeout: 20_000 },
+      { timeout: 60_000 },
     );
     await holdsFor(
       () =>

@@ -37,7 +37,6 @@ describe('player chat on another site', () => {
   async function open(): Promise<{ page: Page; chunks: string[] }> {
     const ctx = await browser.newContext({ viewport: { width: 400, height: 600 } });
     const page = await ctx.newPage();
-    page.setDefaultTimeout(15_000);
     pages.push(page);
     const chunks: string[] = [];
     page.on('request', (r) => {

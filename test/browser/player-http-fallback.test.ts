@@ -76,7 +76,6 @@ describe('player: HTTP fallback when WebRTC cannot connect', () => {
 
   it('plays the HTTP stream after WebRTC fails, says so, and tries WebRTC again next time', async () => {
     const page = await browser.newPage();
-    page.setDefaultTimeout(20_000);
     const problems = watchProblems(page);
     const whepOffers: number[] = [];
     page.on('request', (r) => {
@@ -143,7 +142,6 @@ describe('player: HTTP fallback when WebRTC cannot connect', () => {
       15_000,
     );
     const page = await browser.newPage();
-    page.setDefaultTimeout(20_000);
     const problems = watchProblems(page);
     // What Safari before Opus in <audio> answers: no to Ogg, yes to MP3.
     await page.addInitScript(() => {
@@ -193,7 +191,6 @@ describe('player: HTTP fallback when WebRTC cannot connect', () => {
       15_000,
     );
     const page = await browser.newPage();
-    page.setDefaultTimeout(30_000);
     // WebRTC cannot connect (no UDP), and the HTTP stream does not come either (a proxy that
     // cuts long downloads)
     await page.route('**/listen/**', (route) => route.abort('connectionreset'));

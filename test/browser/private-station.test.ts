@@ -146,7 +146,7 @@ describe('a private station in the browser', () => {
     // Each listener let in sees their own podcast and calendar addresses, which work for them
     const feedOf = async (page: Page) => {
       const code = page.getByTestId('private-feed-podcast');
-      await code.waitFor({ timeout: 15_000 });
+      await code.waitFor();
       return (await code.textContent())!.replace(/\s/g, '');
     };
     const [feedA, feedB] = [await feedOf(pa), await feedOf(pb)];
@@ -232,7 +232,7 @@ describe('a private station in the browser', () => {
     const page = await stranger();
     for (const path of ['/', `/${owner.username}`]) {
       await page.goto(`${app.url}${path}`);
-      await page.getByText('Open Mic').first().waitFor({ timeout: 20_000 });
+      await page.getByText('Open Mic').first().waitFor();
       expect([path, await page.getByText('Quiet Corner').count()]).toEqual([path, 0]);
     }
     expect(listed.station.name).toBe('Open Mic');
@@ -254,7 +254,7 @@ describe('a private station in the browser', () => {
       const page = await context.newPage();
       await page.goto(`${app.url}/studio?station=${stationId}`);
       const card = page.getByTestId('access-card');
-      await card.waitFor({ timeout: 20_000 });
+      await card.waitFor();
       await until(
         () => page.getByTestId('visibility-private').isChecked(),
         20_000,
@@ -267,7 +267,7 @@ describe('a private station in the browser', () => {
       // the schedule card links the owner's own calendar address: a calendar app (no cookie)
       // subscribes to it, while the station's public .ics refuses
       const ics = page.getByTestId('schedule-ics');
-      await ics.waitFor({ timeout: 20_000 });
+      await ics.waitFor();
       expect(await ics.textContent()).toBe('your private iCalendar feed');
       const href = new URL((await ics.getAttribute('href'))!, app.url);
       expect(href.searchParams.get('key')).toBeTruthy();

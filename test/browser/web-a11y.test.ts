@@ -45,7 +45,6 @@ describe('accessibility: axe-core on every route, keyboard and screen readers', 
 
   async function newPage(context: BrowserContext): Promise<Page> {
     const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
     page.on('pageerror', (e) => problems.push(e.message));
     return page;
   }
@@ -160,7 +159,7 @@ describe('accessibility: axe-core on every route, keyboard and screen readers', 
     await studio.getByTestId('go-live').focus();
     await studio.keyboard.press('Enter');
     await studio.waitForSelector('[data-testid=broadcast-state][data-state=live]', {
-      timeout: 20_000,
+      timeout: 60_000,
     });
     // The on-air bar says so to screen readers too.
     expect(await studio.getByTestId('onair-bar').getAttribute('data-state')).toBe('live');
@@ -205,7 +204,7 @@ describe('accessibility: axe-core on every route, keyboard and screen readers', 
     const status = listener.getByTestId('player-state');
     expect(await status.getAttribute('role')).toBe('status');
     await listener.waitForSelector('[data-testid=player-state][data-state=live]', {
-      timeout: 15_000,
+      timeout: 60_000,
     });
     expect(await seriousViolations(listener)).toEqual([]);
     await listener.screenshot({ path: screenshotPath('station-live-390x844') });

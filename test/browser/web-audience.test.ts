@@ -32,7 +32,6 @@ describe('station owner pages', () => {
     stationId = (await createStation(app.url, owner, { name: 'Night Owls' })).station.id;
     receiver = await new WebhookReceiver('', [500]).start();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(15_000);
     problems = watchProblems(page);
   }, 60_000);
 

@@ -47,7 +47,6 @@ describe('studio: the on-air console', () => {
   async function studioPage(viewport: { width: number; height: number }): Promise<Page> {
     context = await browser.newContext({ viewport });
     const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
     problems = watchProblems(page);
     const path = `/studio?station=${stationId}`;
     await page.goto(`${app.url}/signin?redirect=${encodeURIComponent(path)}`);
@@ -79,7 +78,7 @@ describe('studio: the on-air console', () => {
     await page.getByTestId('go-live').click();
     await page.waitForSelector('[data-testid=broadcast-state][data-state=live]', {
       state: 'attached',
-      timeout: 20_000,
+      timeout: 60_000,
     });
     await waitUntil(
       async () => (await getStation(app.url, stationId)).status === 'live',

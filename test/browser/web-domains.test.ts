@@ -32,7 +32,6 @@ describe('allowed domains page', () => {
     browser = await launchChromium();
     user = await signUp(app.url);
     page = await browser.newPage();
-    page.setDefaultTimeout(10_000);
     problems = watchProblems(page);
   }, 60_000);
 

@@ -32,7 +32,6 @@ describe('forms: field errors in plain words, no retry on 4xx', () => {
     user = await signUp(app.url);
     await createStation(app.url, user, { name: 'Taken', slug: 'taken' });
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(10_000);
     problems = watchProblems(page);
   }, 60_000);
 

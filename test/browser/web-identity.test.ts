@@ -42,7 +42,6 @@ describe('station identity: cover art, picture, a richer station page', () => {
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url });
     page = await context.newPage();
-    page.setDefaultTimeout(10_000);
     problems = watchProblems(page);
     await page.goto(`${app.url}/signin`);
     await page.getByTestId('field-email').fill(user.email);

@@ -57,7 +57,6 @@ describe('studio: relays and webhooks paused by the outbound policy', () => {
     app = await startWebApp(shared);
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(15_000);
     problems = watchProblems(page);
     await page.goto(`${app.url}/signin?redirect=${encodeURIComponent('/studio')}`);
     await page.getByTestId('field-email').fill(owner.email);

@@ -74,7 +74,6 @@ describe('pages: statuses, the embed player, snippets and covers', () => {
   async function newPage(viewport = { width: 1280, height: 800 }): Promise<Page> {
     context = await browser.newContext({ viewport });
     const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
     page.on('pageerror', (e) => problems.push(e.message));
     return page;
   }

@@ -55,7 +55,6 @@ describe('first impressions, consistency and honest states', () => {
   async function newPage(viewport: { width: number; height: number } = SIZES[0]): Promise<Page> {
     context = await browser.newContext({ viewport });
     const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
     problems = watchProblems(page);
     return page;
   }

@@ -12,7 +12,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { chromium, type Browser } from 'playwright-core';
 import type { TestApp } from '../../apps/api/testing/test-app.js';
-import { CHROMIUM, launchChromium, screenshotPath, settled } from '../support/browser.js';
+import {
+  CHROMIUM,
+  launchChromium,
+  screenshotPath,
+  settled,
+  withBrowserTimeouts,
+} from '../support/browser.js';
 import { startWebApp } from '../support/web-app.js';
 
 interface Manifest {
@@ -72,23 +78,24 @@ describe('the installable app', () => {
   it('Chromium finds it installable, and offline the installed app opens its shell', async () => {
     // A real profile: Chromium never offers to install from an incognito one (playwright's contexts).
     const profile = mkdtempSync(join(tmpdir(), 'rb-chromium-pwa-'));
-    const context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1280, height: 800 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const context = withBrowserTimeouts(
+      await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM,
+        headless: true,
+        viewport: { width: 1280, height: 800 },
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
+      }),
+    );
     const page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(15_000);
     await page.goto(`${app.url}/`);
     // The service worker is installed (shell cached) and controls the page.
     await page.evaluate(async () => {

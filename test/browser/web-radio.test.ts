@@ -52,7 +52,6 @@ describe('studio: broadcast from other software', () => {
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url });
     page = await context.newPage();
-    page.setDefaultTimeout(15_000);
     problems = watchProblems(page);
     await page.goto(`${app.url}/signin?redirect=${encodeURIComponent('/studio')}`);
     await page.getByTestId('field-email').fill(owner.email);

@@ -86,7 +86,6 @@ describe('recordings and replays in the browser', () => {
     owner = await signUp(app.url);
     stationId = (await createStation(app.url, owner, { name: 'Night Owls' })).station.id;
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(15_000);
     problems = watchProblems(page);
   }, 60_000);
 
@@ -208,7 +207,6 @@ describe('recordings and replays in the browser', () => {
     const [rec] = await api<Recording[]>(`/api/stations/${stationId}/recordings`, null);
     expect(rec).toBeDefined();
     const listener = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    listener.setDefaultTimeout(15_000);
     const listenerProblems = watchProblems(listener);
     const ranges: { range: string | undefined; status: number }[] = [];
     listener.on('response', (res) => {
@@ -295,7 +293,6 @@ describe('recordings and replays in the browser', () => {
   it('off air, the station page offers its latest replay (not a big Play that can only wait) and says when it was last live', async () => {
     const [rec] = await api<Recording[]>(`/api/stations/${stationId}/recordings`, null);
     const listener = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    listener.setDefaultTimeout(15_000);
     const listenerProblems = watchProblems(listener);
     await listener.goto(`${app.url}/${owner.username}/night-owls`);
     const latest = listener.getByTestId('latest-replay');

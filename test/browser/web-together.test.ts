@@ -37,7 +37,6 @@ describe('live together: presence, chat and moderation in the browser', () => {
     const ctx = await browser.newContext({ viewport: { width, height } });
     contexts.push(ctx);
     const page = await ctx.newPage();
-    page.setDefaultTimeout(10_000);
     problems.push(watchProblems(page));
     await page.goto(`${app.url}/signin`);
     await page.getByTestId('field-email').fill(user.email);
@@ -95,7 +94,6 @@ describe('live together: presence, chat and moderation in the browser', () => {
     const ctx = await browser.newContext({ viewport: { width: 390, height: 844 } });
     contexts.push(ctx);
     guestPage = await ctx.newPage();
-    guestPage.setDefaultTimeout(10_000);
     problems.push(watchProblems(guestPage));
     await guestPage.goto(`${app.url}${stationPath}`);
     // Impersonating the broadcaster is refused in plain words.

@@ -31,6 +31,8 @@ import {
 import { type CliBroadcast, cliBroadcastTone, until } from '../support/web-app.js';
 
 const TONE_HZ = 660;
+// The waits below are on the relay's state and icecast2's status, with deadlines that hold when
+// another e2e file runs beside this one on a loaded 2-core machine (none of them is a latency goal).
 
 describe('outbound relays into a stock icecast2', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -71,7 +73,7 @@ describe('outbound relays into a stock icecast2', () => {
     owner = await signUp(api.url);
     station = await createRadioStation(api.url, owner, 'Relay FM');
     icecast = await startIcecast({ shoutcastMount: '/sc' });
-  }, 90_000);
+  }, 180_000);
 
   afterAll(async () => {
     await broadcast?.stop();
@@ -129,7 +131,7 @@ describe('outbound relays into a stock icecast2', () => {
       'the relay to be refused',
       () => relay(first!.id),
       (r) => r.status.state === 'retrying',
-      20_000,
+      45_000,
     );
     expect(refused.status.lastError).toContain('refused the user name or password (401)');
     expect(refused.status.retryAt).not.toBeNull();
@@ -142,7 +144,7 @@ describe('outbound relays into a stock icecast2', () => {
       'the relay to go live',
       () => relay(first!.id),
       (r) => r.status.state === 'live' && r.status.bytesSent > 2000,
-      20_000,
+      45_000,
     );
     expect(live.status.since).not.toBeNull();
     // icecast2 lists a new source a moment after taking it
@@ -150,7 +152,7 @@ describe('outbound relays into a stock icecast2', () => {
       'icecast2 to list the mount',
       async () => icecastSources(await icecast.status()),
       (list) => list.some((s) => s.listenurl.endsWith('/relay.ogg') && !!s.server_type),
-      15_000,
+      45_000,
     );
     const mount = sources.find((s) => s.listenurl.endsWith('/relay.ogg'));
     expect(mount?.server_type).toBe('audio/ogg');
@@ -158,7 +160,7 @@ describe('outbound relays into a stock icecast2', () => {
 
     const heard = toneCheck(await ffmpegListen(`${icecast.url}/relay.ogg`, 3), TONE_HZ);
     expect(heard.at).toBeGreaterThan(heard.elsewhere * 20);
-  }, 120_000);
+  }, 180_000);
 
   it('pushes MP3 to a Shoutcast-protocol server; ffmpeg hears the tone there; MP3 relays show now playing as their title', async () => {
     const sc = await call<Relay>('/api/stations/relays', {
@@ -173,7 +175,7 @@ describe('outbound relays into a stock icecast2', () => {
       'the Shoutcast relay to go live',
       () => relay(sc.id),
       (r) => r.status.state === 'live' && r.status.bytesSent > 8000,
-      20_000,
+      45_000,
     );
     const mount = (
       await until(
@@ -201,7 +203,7 @@ describe('outbound relays into a stock icecast2', () => {
       'the Icecast MP3 relay to go live',
       () => relay(mp3.id),
       (r) => r.status.state === 'live',
-      20_000,
+      45_000,
     );
     const titles = async () => {
       const list = icecastSources(await icecast.status());
@@ -217,10 +219,10 @@ describe('outbound relays into a stock icecast2', () => {
       'icecast2 to show the title',
       titles,
       (t) => t === 'Miles Davis - Blue in Green | Miles Davis - Blue in Green',
-      10_000,
+      45_000,
     );
     await call('/api/stations/now-playing', { stationId: station.id, track: 'So What' });
-    await until('icecast2 to show the new title', titles, (t) => t === 'So What | So What', 10_000);
+    await until('icecast2 to show the new title', titles, (t) => t === 'So What | So What', 45_000);
     await call(`/api/stations/relays/${mp3.id}`, undefined, 'DELETE');
 
     await call(`/api/stations/relays/${sc.id}`, undefined, 'DELETE');
@@ -228,9 +230,9 @@ describe('outbound relays into a stock icecast2', () => {
       'icecast2 to lose the Shoutcast source',
       async () => icecastSources(await icecast.status()).map((s) => s.listenurl),
       (urls) => !urls.some((u) => u.endsWith('/sc')),
-      15_000,
+      45_000,
     );
-  }, 90_000);
+  }, 180_000);
 
   it('reconnects with backoff when icecast2 goes away and comes back', async () => {
     const [first] = await relays();
@@ -241,7 +243,7 @@ describe('outbound relays into a stock icecast2', () => {
       'the relay to notice',
       () => relay(first!.id),
       (r) => r.status.state === 'retrying',
-      15_000,
+      45_000,
     );
     expect(lost.status.lastError).toMatch(/closed the connection|connection lost|refused/);
     icecast = await startIcecast({ port, sourcePassword: password });
@@ -253,7 +255,7 @@ describe('outbound relays into a stock icecast2', () => {
     );
     const heard = toneCheck(await ffmpegListen(`${icecast.url}/relay.ogg`, 3), TONE_HZ);
     expect(heard.at).toBeGreaterThan(heard.elsewhere * 20);
-  }, 120_000);
+  }, 180_000);
 
   it('serves as the source of a stock icecast2 <relay>: ffmpeg hears our /listen stream through icecast2', async () => {
     const listenUrl = `${api.url}/listen/${owner.username}/${station.slug}.ogg`;
@@ -270,7 +272,7 @@ describe('outbound relays into a stock icecast2', () => {
     } finally {
       await puller.stop();
     }
-  }, 90_000);
+  }, 180_000);
 
   it('stops pushing when the broadcast ends', async () => {
     const [first] = await relays();
@@ -280,13 +282,13 @@ describe('outbound relays into a stock icecast2', () => {
       'the relay to go idle',
       () => relay(first!.id),
       (r) => r.status.state === 'idle',
-      20_000,
+      45_000,
     );
     await until(
       'icecast2 to lose the source',
       async () => icecastSources(await icecast.status()).length,
       (n) => n === 0,
-      15_000,
+      45_000,
     );
-  }, 60_000);
+  }, 180_000);
 });

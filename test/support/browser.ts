@@ -27,9 +27,25 @@ const FLAGS = [
 ];
 
 /**
+ * How long a Playwright action, wait or navigation may take before it fails (Playwright's default is
+ * 30 s). Every wait is on a condition, so this only bounds how long a broken page takes to fail:
+ * generous, because `npm test` runs two e2e files at once on a loaded 2-core machine, where a render
+ * or a navigation that takes one second alone can take ten.
+ */
+export const BROWSER_TIMEOUT_MS = 60_000;
+
+/** Applies {@link BROWSER_TIMEOUT_MS} to a context (and so to each of its pages). */
+export function withBrowserTimeouts<C extends BrowserContext>(context: C): C {
+  context.setDefaultTimeout(BROWSER_TIMEOUT_MS);
+  context.setDefaultNavigationTimeout(BROWSER_TIMEOUT_MS);
+  return context;
+}
+
+/**
  * Chromium with a fresh profile (playwright's `launch` always uses a temporary one; it refuses
  * `--user-data-dir`); `fakeMedia` adds a fake microphone/screen that needs no prompt;
- * `executablePath` runs another launcher (a script starting it in a network namespace).
+ * `executablePath` runs another launcher (a script starting it in a network namespace). Its contexts
+ * and pages (`browser.newPage()` opens a context too) wait {@link BROWSER_TIMEOUT_MS}.
  */
 export async function launchChromium(
   opts: { fakeMedia?: boolean; extraArgs?: string[]; executablePath?: string } = {},
@@ -46,7 +62,10 @@ export async function launchChromium(
     args,
     headless: true,
   };
-  return chromium.launch(launch);
+  const browser = await chromium.launch(launch);
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (options) => withBrowserTimeouts(await newContext(options));
+  return browser;
 }
 
 /**
@@ -63,16 +82,18 @@ export async function launchChromiumWithoutUdp(
     join(dir, 'Default', 'Preferences'),
     JSON.stringify({ webrtc: { ip_handling_policy: 'disable_non_proxied_udp' } }),
   );
-  return chromium.launchPersistentContext(dir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      ...FLAGS,
-      ...(opts.fakeMedia
-        ? ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream']
-        : []),
-    ],
-  });
+  return withBrowserTimeouts(
+    await chromium.launchPersistentContext(dir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        ...FLAGS,
+        ...(opts.fakeMedia
+          ? ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream']
+          : []),
+      ],
+    }),
+  );
 }
 
 /** Screenshots land in `artifacts/screenshots/` (kept by CI as artifacts). */

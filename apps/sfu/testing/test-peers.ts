@@ -221,12 +221,18 @@ export async function connectListeners(
   timeoutMs = 10000,
 ): Promise<TestListener[]> {
   const out: TestListener[] = [];
-  for (let i = 0; i < count; i++) {
-    const l = await createTestListener(engine, stationId, { srtp: srtp(i) });
-    out.push(l);
-    let up = false;
-    void l.connected.then(() => (up = true));
-    await waitFor(() => up, timeoutMs, `listener ${i} connected (${l.pc.connectionState})`);
+  try {
+    for (let i = 0; i < count; i++) {
+      const l = await createTestListener(engine, stationId, { srtp: srtp(i) });
+      out.push(l);
+      let up = false;
+      void l.connected.then(() => (up = true));
+      await waitFor(() => up, timeoutMs, `listener ${i} connected (${l.pc.connectionState})`);
+    }
+  } catch (err) {
+    // the test gets no listeners to close: close the ones opened here (their UDP sockets and timers)
+    await Promise.all(out.map((l) => l.close().catch(() => undefined)));
+    throw err;
   }
   return out;
 }

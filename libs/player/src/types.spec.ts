@@ -6,8 +6,8 @@ const project = fileURLToPath(new URL('../test/wire-types/tsconfig.json', import
 const tsc = fileURLToPath(new URL('../../../node_modules/typescript/bin/tsc', import.meta.url));
 
 describe('wire types', () => {
-  // ts-jest compiles each file on its own (isolated modules), so type assertions inside a spec could
-  // never fail it: the compiler checks them here, in a project of their own.
+  // Jest's transform (swc) strips the types file by file without checking them, so type assertions
+  // inside a spec could never fail it: the compiler checks them here, in a project of their own.
   it('match @radiobroadcaster/contracts in both directions (tsc on test/wire-types)', () => {
     const r = spawnSync(process.execPath, [tsc, '-p', project], { encoding: 'utf8' });
     expect(`${r.stdout}${r.stderr}`).toBe('');

@@ -200,7 +200,9 @@ export class SfuNodeClient {
       },
       close: async () => {
         req.end();
-        await Promise.race([gone, new Promise((r) => setTimeout(r, 2000))]);
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([gone, new Promise((r) => (timer = setTimeout(r, 2000)))]);
+        clearTimeout(timer);
         req.destroy();
       },
     };

@@ -190,18 +190,31 @@ export class WorkerShard implements ShardHandle {
   async close(): Promise<void> {
     if (!this.alive) return;
     const done = new Promise<void>((r) => this.worker.once('exit', () => r()));
-    await Promise.race([this.call({ op: 'close' }), new Promise((r) => setTimeout(r, 2000))]).catch(
-      () => undefined,
-    );
+    await settledWithin(this.call({ op: 'close' }), 2000);
     this.alive = false;
     await this.worker.terminate().catch(() => undefined);
-    await Promise.race([done, new Promise((r) => setTimeout(r, 1000))]);
+    await settledWithin(done, 1000);
   }
 }
 
 /**
+ * Waits for `p` to settle, or `ms` at most; the timer goes as soon as `p` settles (a bare
+ * `Promise.race` with a timer keeps the process alive for the whole `ms` after every close).
+ */
+function settledWithin(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p.then(
+      () => undefined,
+      () => undefined,
+    ),
+    new Promise<void>((r) => (timer = setTimeout(r, ms))),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
  * Where the compiled worker entry is. From `dist/` it sits beside this module; when this module runs
- * from the TypeScript sources (ts-jest, tsx) the worker is taken from `dist/` (build it with
+ * from the TypeScript sources (Jest, tsx) the worker is taken from `dist/` (build it with
  * `tsc -b apps/sfu`): a worker thread does not get the test runner's TypeScript transform.
  */
 export function resolveShardWorker(): URL | null {

@@ -15,7 +15,7 @@ import {
 } from '../../testing/test-peers.js';
 
 /**
- * Worker-thread shards. A worker does not get ts-jest's transform, so the engine (running here from
+ * Worker-thread shards. A worker does not get Jest's TypeScript transform, so the engine (running here from
  * the TypeScript sources) starts the compiled `apps/sfu/dist/werift/shard-worker.js`: build it first.
  */
 describe('werift media engine with worker-thread shards', () => {
