@@ -121,14 +121,13 @@ export class PlayerMachine {
     const to = TRANSITIONS[event].to ?? previous;
     if (!from.includes(previous)) this.onIllegal({ event, from: previous });
     const next = transport ?? (STOPPING.includes(event) ? 'webrtc' : this.transport);
-    if (next !== this.transport) {
-      this.transport = next;
-      this.onTransport(next);
-    }
-    const errorChanged = error !== this.error;
+    const transportChanged = next !== this.transport;
+    const changed = to !== previous || error !== this.error;
+    // both set before either is told, so each listener sees the player as it now is
+    this.transport = next;
     this.error = error;
-    if (to === previous && !errorChanged) return;
     this.state = to;
-    this.onChange({ state: to, previous, error });
+    if (transportChanged) this.onTransport(next);
+    if (changed) this.onChange({ state: to, previous, error });
   }
 }
