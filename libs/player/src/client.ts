@@ -709,17 +709,20 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     if (!http || !track || !this.sink) return;
     clearTimeout(this.upgradeTimer);
     this.upgradeTimer = undefined;
+    // from here the stream's own events (the abort the switch causes) are not its failures
     http.detach();
+    this.http = null;
+    const switched = () => {
+      // the stream's URL goes, quietly: srcObject plays now
+      this.audio?.removeAttribute('src');
+      this.sinkStarted = true;
+      this.upgradeTries = 0;
+      this.upgrades++;
+      this.fire('upgraded', null);
+    };
     this.sink.start(track).then(
       () => {
-        if (gen !== this.sessionGen || this.http !== http) return;
-        this.http = null;
-        // the stream's URL goes, quietly: srcObject plays now
-        this.audio?.removeAttribute('src');
-        this.sinkStarted = true;
-        this.upgradeTries = 0;
-        this.upgrades++;
-        this.fire('upgraded', null);
+        if (gen === this.sessionGen) switched();
       },
       (err: unknown) => {
         if (gen !== this.sessionGen) return;
@@ -728,6 +731,9 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
           this.teardownSession();
           this.sink?.stop();
           this.fire('autoplay-refused', null);
+        } else if ((err as { name?: unknown } | null)?.name === 'AbortError') {
+          // a later start of the same track (play()) took over: it plays
+          switched();
         } else this.reconnect('the switch to WebRTC failed');
       },
     );
@@ -783,8 +789,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
         break;
       case 'failed':
       case 'closed':
-        // a connected session whose audio still comes from the stream (mid-switch) is not a drop
-        if (this.connected && !this.http) this.reconnect(s);
+        if (this.connected) this.reconnect(s);
         else this.onJoinFailed(`connection ${s}`);
         break;
       case 'connecting':
