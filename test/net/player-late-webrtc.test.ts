@@ -43,11 +43,11 @@ function udpPortsOf(pid: number): number[] {
   return out
     .split('\n')
     .filter((l) => l.includes(`pid=${pid},`))
-    .map((l) => Number(/:(\d+)\s/.exec(l.split(/\s+/)[3] + ' ')?.[1]))
+    .map((l) => Number(/:(\d+)$/.exec(l.trim().split(/\s+/)[3] ?? '')?.[1]))
     .filter((p) => Number.isInteger(p) && p > 0);
 }
 
-/** Drops UDP to and from the SFU's port, except the broadcaster's; returns the packets dropped. */
+/** Drops UDP to and from the SFU's port, except the broadcaster's. */
 function holdBack(sfuPort: number, exempt: number[]): void {
   const except = `{ ${exempt.join(', ')} }`;
   nft(
@@ -63,6 +63,7 @@ function holdBack(sfuPort: number, exempt: number[]): void {
   );
 }
 
+/** Lets everything through again; returns the packets dropped meanwhile. */
 function letThrough(): number {
   try {
     const table = nft(['list', 'table', 'inet', TABLE]);
@@ -150,15 +151,20 @@ if (why) console.warn(`player-late-webrtc skipped: ${why}`);
     expect(await toneProminence(page, { audioSelector: AUDIO }, TONE_HZ, 3000, 20)).toBeGreaterThan(
       20,
     );
-    const before = await peerConnectionRoutes(page);
-    // the WebRTC session is still there, trying
-    expect(before.some((r) => r.connectionState !== 'connected')).toBe(true);
+    // the WebRTC session is still there, trying (on main it was closed when the stream started)
+    const before = await until(
+      'a WebRTC session still trying',
+      () => peerConnectionRoutes(page),
+      (rs) => rs.length > 0,
+      5_000,
+    );
+    expect(before.every((r) => r.connectionState !== 'connected')).toBe(true);
     expect(before.every((r) => r.audioPacketsReceived === 0)).toBe(true);
 
     // the link lets WebRTC through now
     const dropped = letThrough();
     expect(dropped).toBeGreaterThan(0);
-    await page.getByTestId('player-http').waitFor({ state: 'detached', timeout: 40_000 });
+    await page.getByTestId('player-http').waitFor({ state: 'detached', timeout: 60_000 });
 
     // the element plays the peer connection's track: packets arrive and grow, the tone is heard
     const routes = await until(
