@@ -88,118 +88,124 @@ function unavailable(): string | null {
 const why = unavailable();
 if (why) console.warn(`player-late-webrtc skipped: ${why}`);
 
-(why ? describe.skip : describe)('player: WebRTC that connects late takes over from the HTTP stream', () => {
-  let app: TestApp;
-  let browser: Browser;
-  let owner: TestUser;
-  let stationId: string;
-  let slug: string;
-  let broadcast: CliBroadcast;
-  let sfuPort: number;
+(why ? describe.skip : describe)(
+  'player: WebRTC that connects late takes over from the HTTP stream',
+  () => {
+    let app: TestApp;
+    let browser: Browser;
+    let owner: TestUser;
+    let stationId: string;
+    let slug: string;
+    let broadcast: CliBroadcast;
+    let sfuPort: number;
 
-  beforeAll(async () => {
-    sfuPort = await freePort();
-    [app, browser] = await Promise.all([
-      // one UDP port for every session, no TURN, no ICE-TCP: UDP to that port is the only way in
-      startWebApp({ RTC_UDP_PORT: String(sfuPort), ICE_SERVERS: '[]' }),
-      launchChromium(),
-    ]);
-    owner = await signUp(app.url);
-    const created = await createStation(app.url, owner, { name: 'Late Link FM' });
-    stationId = created.station.id;
-    slug = created.station.slug;
-    broadcast = await cliBroadcastTone({
-      server: app.url,
-      station: `${owner.username}/${slug}`,
-      token: created.streamToken.token,
-      hz: TONE_HZ,
-      timeoutMs: 30_000,
+    beforeAll(async () => {
+      sfuPort = await freePort();
+      [app, browser] = await Promise.all([
+        // one UDP port for every session, no TURN, no ICE-TCP: UDP to that port is the only way in
+        startWebApp({ RTC_UDP_PORT: String(sfuPort), ICE_SERVERS: '[]' }),
+        launchChromium(),
+      ]);
+      owner = await signUp(app.url);
+      const created = await createStation(app.url, owner, { name: 'Late Link FM' });
+      stationId = created.station.id;
+      slug = created.station.slug;
+      broadcast = await cliBroadcastTone({
+        server: app.url,
+        station: `${owner.username}/${slug}`,
+        token: created.streamToken.token,
+        hz: TONE_HZ,
+        timeoutMs: 30_000,
+      });
+    }, 90_000);
+
+    afterAll(async () => {
+      letThrough();
+      await broadcast?.stop();
+      await browser?.close();
+      await app?.close();
     });
-  }, 90_000);
 
-  afterAll(async () => {
-    letThrough();
-    await broadcast?.stop();
-    await browser?.close();
-    await app?.close();
-  });
+    it('goes live over HTTP, then switches to WebRTC when it connects, and the stream stops', async () => {
+      const exempt = udpPortsOf(broadcast.pid);
+      expect(exempt.length).toBeGreaterThan(0);
+      holdBack(sfuPort, exempt);
+      const page = await browser.newPage();
+      page.setDefaultTimeout(30_000);
+      const problems = watchProblems(page);
+      await recordPeerConnections(page);
+      // every state the player shows, in order
+      await page.addInitScript(() => {
+        const seen: string[] = [];
+        Object.defineProperty(window, '__states', { value: seen });
+        new MutationObserver(() => {
+          const s = document.querySelector('[data-testid=player]')?.getAttribute('data-state');
+          if (s && seen.at(-1) !== s) seen.push(s);
+        }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-state'] });
+      });
+      await page.goto(`${app.url}/${owner.username}/${slug}`);
+      await page.getByTestId('play-button').click();
 
-  it('goes live over HTTP, then switches to WebRTC when it connects, and the stream stops', async () => {
-    const exempt = udpPortsOf(broadcast.pid);
-    expect(exempt.length).toBeGreaterThan(0);
-    holdBack(sfuPort, exempt);
-    const page = await browser.newPage();
-    page.setDefaultTimeout(30_000);
-    const problems = watchProblems(page);
-    await recordPeerConnections(page);
-    // every state the player shows, in order
-    await page.addInitScript(() => {
-      const seen: string[] = [];
-      Object.defineProperty(window, '__states', { value: seen });
-      new MutationObserver(() => {
-        const s = document.querySelector('[data-testid=player]')?.getAttribute('data-state');
-        if (s && seen.at(-1) !== s) seen.push(s);
-      }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-state'] });
-    });
-    await page.goto(`${app.url}/${owner.username}/${slug}`);
-    await page.getByTestId('play-button').click();
+      // WebRTC cannot get through: after httpFallbackMs the stream plays
+      await page.locator('[data-testid=player][data-state=live]').waitFor();
+      await page.getByTestId('player-http').waitFor();
+      expect(await page.locator(AUDIO).getAttribute('src')).toMatch(/\/listen\/.+\.ogg\?t=/);
+      expect(
+        await toneProminence(page, { audioSelector: AUDIO }, TONE_HZ, 3000, 20),
+      ).toBeGreaterThan(20);
+      // the WebRTC session is still there, trying (on main it was closed when the stream started)
+      const before = await until(
+        'a WebRTC session still trying',
+        () => peerConnectionRoutes(page),
+        (rs) => rs.length > 0,
+        5_000,
+      );
+      expect(before.every((r) => r.connectionState !== 'connected')).toBe(true);
+      expect(before.every((r) => r.audioPacketsReceived === 0)).toBe(true);
 
-    // WebRTC cannot get through: after httpFallbackMs the stream plays
-    await page.locator('[data-testid=player][data-state=live]').waitFor();
-    await page.getByTestId('player-http').waitFor();
-    expect(await page.locator(AUDIO).getAttribute('src')).toMatch(/\/listen\/.+\.ogg\?t=/);
-    expect(await toneProminence(page, { audioSelector: AUDIO }, TONE_HZ, 3000, 20)).toBeGreaterThan(
-      20,
-    );
-    // the WebRTC session is still there, trying (on main it was closed when the stream started)
-    const before = await until(
-      'a WebRTC session still trying',
-      () => peerConnectionRoutes(page),
-      (rs) => rs.length > 0,
-      5_000,
-    );
-    expect(before.every((r) => r.connectionState !== 'connected')).toBe(true);
-    expect(before.every((r) => r.audioPacketsReceived === 0)).toBe(true);
+      // the link lets WebRTC through now
+      const dropped = letThrough();
+      expect(dropped).toBeGreaterThan(0);
+      await page.getByTestId('player-http').waitFor({ state: 'detached', timeout: 60_000 });
 
-    // the link lets WebRTC through now
-    const dropped = letThrough();
-    expect(dropped).toBeGreaterThan(0);
-    await page.getByTestId('player-http').waitFor({ state: 'detached', timeout: 60_000 });
-
-    // the element plays the peer connection's track: packets arrive and grow, the tone is heard
-    const routes = await until(
-      'audio over the peer connection',
-      () => peerConnectionRoutes(page),
-      (rs) => rs.some((r) => r.connectionState === 'connected' && r.audioPacketsReceived > 0),
-      15_000,
-    );
-    const first = routes.find((r) => r.connectionState === 'connected')!.audioPacketsReceived;
-    await until(
-      'more packets over the peer connection',
-      () => peerConnectionRoutes(page),
-      (rs) => rs.some((r) => r.connectionState === 'connected' && r.audioPacketsReceived > first + 25),
-      15_000,
-    );
-    const element = await page.locator(AUDIO).evaluate((el: HTMLAudioElement) => ({
-      src: el.getAttribute('src'),
-      stream: el.srcObject instanceof MediaStream && el.srcObject.getAudioTracks().length,
-      paused: el.paused,
-    }));
-    expect(element).toEqual({ src: null, stream: 1, paused: false });
-    expect(await toneProminence(page, { audioSelector: AUDIO }, TONE_HZ, 3000, 20)).toBeGreaterThan(
-      20,
-    );
-    // the HTTP stream's download ended: the server counts the one WebRTC listener only
-    await until(
-      'one listener (the WebRTC one)',
-      () => getStation(app.url, stationId),
-      (s) => s.viewerCount === 1,
-      20_000,
-    );
-    // never back to 'connecting' on the way: the switch happened while live
-    const states = await page.evaluate(() => (window as unknown as { __states: string[] }).__states);
-    expect(states.slice(states.indexOf('live'))).toEqual(['live']);
-    expect(problems.filter((p) => !/ICE|WebRTC|whep/i.test(p))).toEqual([]);
-    await page.close();
-  }, 150_000);
-});
+      // the element plays the peer connection's track: packets arrive and grow, the tone is heard
+      const routes = await until(
+        'audio over the peer connection',
+        () => peerConnectionRoutes(page),
+        (rs) => rs.some((r) => r.connectionState === 'connected' && r.audioPacketsReceived > 0),
+        15_000,
+      );
+      const first = routes.find((r) => r.connectionState === 'connected')!.audioPacketsReceived;
+      await until(
+        'more packets over the peer connection',
+        () => peerConnectionRoutes(page),
+        (rs) =>
+          rs.some((r) => r.connectionState === 'connected' && r.audioPacketsReceived > first + 25),
+        15_000,
+      );
+      const element = await page.locator(AUDIO).evaluate((el: HTMLAudioElement) => ({
+        src: el.getAttribute('src'),
+        stream: el.srcObject instanceof MediaStream && el.srcObject.getAudioTracks().length,
+        paused: el.paused,
+      }));
+      expect(element).toEqual({ src: null, stream: 1, paused: false });
+      expect(
+        await toneProminence(page, { audioSelector: AUDIO }, TONE_HZ, 3000, 20),
+      ).toBeGreaterThan(20);
+      // the HTTP stream's download ended: the server counts the one WebRTC listener only
+      await until(
+        'one listener (the WebRTC one)',
+        () => getStation(app.url, stationId),
+        (s) => s.viewerCount === 1,
+        20_000,
+      );
+      // never back to 'connecting' on the way: the switch happened while live
+      const states = await page.evaluate(
+        () => (window as unknown as { __states: string[] }).__states,
+      );
+      expect(states.slice(states.indexOf('live'))).toEqual(['live']);
+      expect(problems.filter((p) => !/ICE|WebRTC|whep/i.test(p))).toEqual([]);
+      await page.close();
+    }, 150_000);
+  },
+);

@@ -209,15 +209,13 @@ const REPORT = `(async () => {
 })()`;
 
 function report(page: Page): Promise<PageReport> {
-  return (page.evaluate(REPORT) as Promise<PageReport>).catch(
-    (): PageReport => ({
-      live: null,
-      webrtc: null,
-      transport: null,
-      upgrades: 0,
-      state: null,
-      error: null,
-      stats: null,
-    }),
-  );
+  return (page.evaluate(REPORT) as Promise<PageReport>).catch((): PageReport => ({
+    live: null,
+    webrtc: null,
+    transport: null,
+    upgrades: 0,
+    state: null,
+    error: null,
+    stats: null,
+  }));
 }

@@ -705,7 +705,8 @@ class FakeAudio extends EventTarget {
   /** What comes out of the speaker now. */
   get hearing(): string | null {
     if (this.paused) return null;
-    if (this.srcObject) return `stream:${(this.srcObject as FakeMediaStream).tracks.map((t) => t.id).join(',')}`;
+    if (this.srcObject)
+      return `stream:${(this.srcObject as FakeMediaStream).tracks.map((t) => t.id).join(',')}`;
     return this.srcAttr;
   }
   /** The HTTP stream does not load (a proxy that cuts long downloads). */
@@ -713,7 +714,9 @@ class FakeAudio extends EventTarget {
   play(): Promise<void> {
     if (this.brokenStream && !this.srcObject) {
       queueMicrotask(() => this.dispatchEvent(new Event('error')));
-      return Promise.reject(Object.assign(new Error('no supported source'), { name: 'NotSupportedError' }));
+      return Promise.reject(
+        Object.assign(new Error('no supported source'), { name: 'NotSupportedError' }),
+      );
     }
     this.paused = false;
     const now = this.hearing;
