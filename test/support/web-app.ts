@@ -86,6 +86,8 @@ export function getStation(url: string, id: string): Promise<Station> {
 export { until } from './wait.js';
 
 export interface CliBroadcast {
+  /** The CLI's process id (its sockets can be told from a browser's). */
+  pid: number;
   /** Everything the CLI wrote to stderr so far. */
   output: () => string;
   /** SIGTERM (the CLI stops publishing and DELETEs its WHIP session) and wait for the exit. */
@@ -142,6 +144,7 @@ export async function cliBroadcastTone(opts: {
     });
   });
   return {
+    pid: child.pid!,
     output: () => output,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

@@ -2,9 +2,11 @@
  * bench:net's Chromium listeners: Debian's Chromium inside the listeners' network namespace (so it
  * crosses the same impaired link as the werift listeners), one browser context per listener, each a
  * page with our player (`<radio-player station=… autoplay>`, the API's /player.js) on the API's
- * origin. Per listener: did it play over WebRTC, over the HTTP stream, or did its join fail (and what
- * did the player say); page load → playing; and, from the page's RTCPeerConnection, packets received
- * and lost (after NACK retransmission) and the share of audio concealed.
+ * origin. Per listener, at the end of the run: does it play over WebRTC (from the start, or switched
+ * to it from the HTTP stream that stood in meanwhile: `upgraded`), over the HTTP stream only, or did
+ * its join fail (and what did the player say); page load → first audio (either way) and page load →
+ * WebRTC audio; and, from the page's RTCPeerConnection, packets received and lost (after NACK
+ * retransmission) and the share of audio concealed.
  */
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,15 +14,19 @@ import { chromium, type Page } from 'playwright-core';
 
 export interface ChromiumRunResult {
   requested: number;
-  /** Went live over WebRTC. */
+  /** Played over WebRTC during the run (the upgraded ones included). */
   connected: number;
-  /** Went live over the HTTP stream only (WebRTC did not connect in time). */
+  /** Of those, listeners that played the HTTP stream first and then switched to WebRTC. */
+  upgraded: number;
+  /** Played the HTTP stream only (WebRTC had not connected by the end of the run). */
   viaHttp: number;
   failed: number;
   /** What the player said for those that never played. */
   errors: Record<string, number>;
-  /** Page load → playing (ms), WebRTC listeners. */
+  /** Page load → first audio, either way (ms), every listener that played. */
   firstAudioSamples: number[];
+  /** Page load → audio over WebRTC (ms), the listeners that play over WebRTC. */
+  webrtcAudioSamples: number[];
   packetsReceived: number;
   packetsLost: number;
   /** Share of the audio played out that was concealed (%), over all WebRTC listeners. */
@@ -40,7 +46,12 @@ const FLAGS = [
 ];
 
 interface PageReport {
+  /** First 'live' (ms since the page started), and whether it was the HTTP stream. */
   live: { t: number; http: boolean } | null;
+  /** When the audio first came over WebRTC (live from the start, or the switch). */
+  webrtc: number | null;
+  transport: 'webrtc' | 'http' | null;
+  upgrades: number;
   state: string | null;
   error: string | null;
   stats: { received: number; lost: number; concealed: number; samples: number } | null;
@@ -69,10 +80,20 @@ export async function chromiumListeners(o: {
 <script>
   window.__t0 = performance.now();
   window.__live = null;
+  window.__webrtc = null;
   const el = document.querySelector('radio-player');
+  const now = () => performance.now() - window.__t0;
+  // a player without the transport property (before it had one) says so through viaHttp
+  const via = () => el.transport ?? (el.client?.viaHttp ? 'http' : 'webrtc');
   el.addEventListener('statechange', (e) => {
-    if (e.detail.state === 'live' && !window.__live)
-      window.__live = { t: performance.now() - window.__t0, http: !!el.client?.viaHttp };
+    if (e.detail.state !== 'live') return;
+    if (!window.__live) window.__live = { t: now(), http: via() === 'http' };
+    if (via() === 'webrtc' && window.__webrtc === null) window.__webrtc = now();
+  });
+  // the switch from the HTTP stream (the state stays live)
+  el.addEventListener('transportchange', (e) => {
+    if (e.detail.transport === 'webrtc' && el.state === 'live' && window.__webrtc === null)
+      window.__webrtc = now();
   });
 </script></body></html>`;
   const pages: Page[] = [];
@@ -110,10 +131,12 @@ export async function chromiumListeners(o: {
     const result: ChromiumRunResult = {
       requested: o.listeners,
       connected: 0,
+      upgraded: 0,
       viaHttp: 0,
       failed: 0,
       errors: {},
       firstAudioSamples: [],
+      webrtcAudioSamples: [],
       packetsReceived: 0,
       packetsLost: 0,
       concealedPercent: 0,
@@ -121,9 +144,12 @@ export async function chromiumListeners(o: {
     let concealed = 0;
     let samples = 0;
     for (const r of reports) {
-      if (r.live && !r.live.http) {
+      if (r.live) result.firstAudioSamples.push(Math.round(r.live.t));
+      // WebRTC audio came (from the start, or the switch from the stream): it connected
+      if (r.live && r.webrtc !== null) {
         result.connected++;
-        result.firstAudioSamples.push(Math.round(r.live.t));
+        if (r.live.http) result.upgraded++;
+        result.webrtcAudioSamples.push(Math.round(r.webrtc));
         result.packetsReceived += r.stats?.received ?? 0;
         result.packetsLost += r.stats?.lost ?? 0;
         concealed += r.stats?.concealed ?? 0;
@@ -173,11 +199,25 @@ const REPORT = `(async () => {
       }
     });
   }
-  return { live: window.__live, state: el.state, error: el.client?.error?.message ?? null, stats };
+  return {
+    live: window.__live,
+    webrtc: window.__webrtc,
+    transport: el.transport ?? (el.client ? (el.client.viaHttp ? 'http' : 'webrtc') : null),
+    upgrades: el.client?.upgrades ?? 0,
+    state: el.state,
+    error: el.client?.error?.message ?? null,
+    stats,
+  };
 })()`;
 
 function report(page: Page): Promise<PageReport> {
-  return (page.evaluate(REPORT) as Promise<PageReport>).catch(
-    (): PageReport => ({ live: null, state: null, error: null, stats: null }),
-  );
+  return (page.evaluate(REPORT) as Promise<PageReport>).catch((): PageReport => ({
+    live: null,
+    webrtc: null,
+    transport: null,
+    upgrades: 0,
+    state: null,
+    error: null,
+    stats: null,
+  }));
 }

@@ -232,8 +232,13 @@ interface RunResult {
   /** Joins refused because the station was off air (its publisher's link had failed meanwhile). */
   offAir: number;
   firstAudioSamples: number[];
-  /** Chromium: listeners that played the HTTP stream instead (WebRTC did not connect in time). */
+  /** Chromium: listeners that played the HTTP stream only (WebRTC had not connected by the end). */
   viaHttp?: number;
+  /** Chromium: of `connected`, listeners that played the HTTP stream first, then switched to WebRTC. */
+  upgraded?: number;
+  failed?: number;
+  /** Chromium: page → audio over WebRTC (ms); `firstAudioSamples` are page → first audio either way. */
+  webrtcAudioSamples?: number[];
 }
 
 const median = (xs: number[]) => {
@@ -348,6 +353,7 @@ async function main(): Promise<void> {
           broadcast.child.kill('SIGTERM');
           await broadcast.done;
           const fa = summarize(c.firstAudioSamples);
+          const wa = summarize(c.webrtcAudioSamples);
           const lossPct = (100 * c.packetsLost) / Math.max(1, c.packetsReceived + c.packetsLost);
           list.push({
             firstAudioP50: fa.p50 ?? NaN,
@@ -364,10 +370,15 @@ async function main(): Promise<void> {
               .reduce((a, [, n]) => a + n, 0),
             firstAudioSamples: c.firstAudioSamples,
             viaHttp: c.viaHttp,
+            upgraded: c.upgraded,
+            failed: c.failed,
+            webrtcAudioSamples: c.webrtcAudioSamples,
           });
           console.log(
-            `run ${r}: Chromium listeners over WebRTC ${c.connected}/${c.requested}, over the HTTP stream ${c.viaHttp}, ` +
-              `failed ${c.failed} · page → playing p50 ${fa.p50} ms p95 ${fa.p95} ms · packets lost after ` +
+            `run ${r}: Chromium listeners over WebRTC ${c.connected}/${c.requested} (${c.upgraded} of them ` +
+              `switched from the HTTP stream), over the HTTP stream only ${c.viaHttp}, failed ${c.failed} · ` +
+              `page → first audio p50 ${fa.p50} ms p95 ${fa.p95} ms · page → WebRTC audio p50 ${wa.p50} ms ` +
+              `p95 ${wa.p95} ms · packets lost after ` +
               `retransmission ${c.packetsLost} of ${c.packetsReceived + c.packetsLost} (${lossPct.toFixed(3)} %) · ` +
               `audio concealed ${c.concealedPercent.toFixed(2)} %`,
           );
@@ -438,9 +449,23 @@ async function main(): Promise<void> {
     console.log(`## Medians of ${RUNS} runs (${LISTENERS} listeners × ${DURATION_S} s each)\n`);
     for (const [p, list] of results) {
       const m = (k: keyof RunResult) => median(list.map((x) => x[k] as number));
-      const sum = (k: 'connected' | 'requested' | 'offAir' | 'viaHttp') =>
+      const sum = (k: 'connected' | 'requested' | 'offAir' | 'viaHttp' | 'upgraded' | 'failed') =>
         list.reduce((a, x) => a + (x[k] ?? 0), 0);
       const fa = summarize(list.flatMap((x) => x.firstAudioSamples));
+      if (CHROMIUM) {
+        const wa = summarize(list.flatMap((x) => x.webrtcAudioSamples ?? []));
+        console.log(
+          `${p.name}: Chromium joins ${sum('requested') - sum('offAir')}` +
+            (sum('offAir') ? ` (${sum('offAir')} more refused: the station was off air)` : '') +
+            `: over WebRTC ${sum('connected')} (${sum('upgraded')} of them switched from the HTTP stream), ` +
+            `over the HTTP stream only ${sum('viaHttp')}, failed ${sum('failed') - sum('offAir')} · ` +
+            `page → first audio (either way) p50 ${fa.p50} ms, p95 ${fa.p95} ms · ` +
+            `page → WebRTC audio p50 ${wa.p50} ms, p95 ${wa.p95} ms · ` +
+            `packets lost after retransmission (median of runs) ${m('lostPercent').toFixed(3)} %, ` +
+            `audio concealed ${m('rawLossPercent').toFixed(2)} %`,
+        );
+        continue;
+      }
       console.log(
         `${p.name}: joins connected ${sum('connected')} of ${sum('requested') - sum('offAir')}` +
           (sum('offAir')

@@ -197,9 +197,39 @@ describe('PlayerMachine', () => {
   });
 
   it('has every player state as the target of some event', () => {
-    const targets = new Set(Object.values(TRANSITIONS).map((t) => t.to));
+    const targets = new Set(
+      Object.values(TRANSITIONS)
+        .map((t) => t.to)
+        .filter((to) => to !== null),
+    );
     expect([...targets].sort()).toEqual([...PLAYER_STATES].sort());
     expect(PLAYER_STATES).toHaveLength(8);
+  });
+
+  it('knows the transport: http from http-fallback until upgraded, a new start or a stop', () => {
+    const transports: string[] = [];
+    const refused: IllegalTransition[] = [];
+    const m = new PlayerMachine(
+      () => undefined,
+      (t) => refused.push(t),
+      (t) => transports.push(t),
+    );
+    m.fire('connect', null);
+    m.fire('http-fallback', null); // the stream starts; the state waits for it to play
+    expect([m.state, m.transport]).toEqual(['connecting', 'http']);
+    m.fire('audio-playing', null);
+    m.fire('upgrade-failed', null); // WebRTC gave up behind the stream: nothing the listener sees
+    m.fire('upgrade-attempt', null);
+    expect([m.state, m.transport]).toEqual(['live', 'http']);
+    m.fire('upgraded', null);
+    expect([m.state, m.transport]).toEqual(['live', 'webrtc']);
+    m.fire('connect', null);
+    m.fire('http-fallback', null);
+    m.fire('station-offline', null);
+    expect([m.state, m.transport]).toEqual(['offline', 'webrtc']);
+    m.fire('upgraded', null); // only a connecting or live player switches
+    expect(transports).toEqual(['http', 'webrtc', 'http', 'webrtc']);
+    expect(refused).toEqual([{ event: 'upgraded', from: 'offline' }]);
   });
 });
 
@@ -643,6 +673,243 @@ describe('ListeningClient', () => {
     ctx.client.play();
     await flush();
     expect(ctx.transport.sessions).toHaveLength(2);
+    ctx.client.destroy();
+  });
+});
+
+/**
+ * An `<audio>` element as far as the client uses one: `src` (the HTTP stream) and `srcObject` (the
+ * WebRTC sink's MediaStream, which wins over `src`, as in browsers), play/pause, and its events.
+ */
+class FakeAudio extends EventTarget {
+  srcObject: unknown = null;
+  paused = true;
+  private srcAttr: string | null = null;
+  /** What the element played, in order: a URL, or the tracks of a MediaStream. */
+  played: string[] = [];
+  canPlayType(type: string): string {
+    return type.includes('ogg') ? 'probably' : '';
+  }
+  get src(): string {
+    return this.srcAttr ?? '';
+  }
+  set src(url: string) {
+    this.srcAttr = url;
+  }
+  getAttribute(name: string): string | null {
+    return name === 'src' ? this.srcAttr : null;
+  }
+  removeAttribute(name: string): void {
+    if (name === 'src') this.srcAttr = null;
+  }
+  /** What comes out of the speaker now. */
+  get hearing(): string | null {
+    if (this.paused) return null;
+    if (this.srcObject)
+      return `stream:${(this.srcObject as FakeMediaStream).tracks.map((t) => t.id).join(',')}`;
+    return this.srcAttr;
+  }
+  /** The HTTP stream does not load (a proxy that cuts long downloads). */
+  brokenStream = false;
+  play(): Promise<void> {
+    if (this.brokenStream && !this.srcObject) {
+      queueMicrotask(() => this.dispatchEvent(new Event('error')));
+      return Promise.reject(
+        Object.assign(new Error('no supported source'), { name: 'NotSupportedError' }),
+      );
+    }
+    this.paused = false;
+    const now = this.hearing;
+    if (now) this.played.push(now);
+    queueMicrotask(() => this.dispatchEvent(new Event('playing')));
+    return Promise.resolve();
+  }
+  pause(): void {
+    this.paused = true;
+  }
+  load(): void {
+    this.paused = true;
+  }
+}
+
+class FakeMediaStream {
+  tracks: MediaStreamTrack[];
+  constructor(tracks: MediaStreamTrack[]) {
+    this.tracks = [...tracks];
+  }
+  getAudioTracks(): MediaStreamTrack[] {
+    return this.tracks;
+  }
+  addTrack(t: MediaStreamTrack): void {
+    this.tracks.push(t);
+  }
+  removeTrack(t: MediaStreamTrack): void {
+    this.tracks = this.tracks.filter((x) => x !== t);
+  }
+}
+
+describe('ListeningClient: the HTTP stream while WebRTC keeps trying', () => {
+  const g = globalThis as { MediaStream?: unknown };
+  let saved: unknown;
+  beforeEach(() => {
+    saved = g.MediaStream;
+    g.MediaStream = FakeMediaStream;
+  });
+  afterEach(() => {
+    g.MediaStream = saved;
+  });
+
+  function setupHttp(options: { upgradeRetryMs?: number } = {}) {
+    const transport = new FakeTransport();
+    const audio = new FakeAudio();
+    const client = new ListeningClient({
+      station: 'alice/night-radio',
+      transport,
+      audio: audio as unknown as HTMLMediaElement,
+      random: () => 0,
+      onIllegalTransition: (t) => illegal.push(t),
+      ...options,
+    });
+    const states: PlayerState[] = [];
+    const transports: string[] = [];
+    client.on('state', ({ state }) => states.push(state));
+    client.on('transport', (t) => transports.push(t));
+    return { transport, audio, client, states, transports };
+  }
+  const STREAM = `https://api.example/listen/u/s.ogg?t=${STATION_ID}`;
+
+  it('plays the stream at 5 s, keeps the session trying, and switches to it when it connects', async () => {
+    const ctx = setupHttp();
+    ctx.client.play();
+    await flush();
+    const first = ctx.transport.last;
+    await jest.advanceTimersByTimeAsync(5000);
+    // the listener hears the station over HTTP; the WebRTC session is still there, trying
+    expect(ctx.audio.hearing).toBe(STREAM);
+    expect(ctx.client.state).toBe('live');
+    expect(ctx.client.viaHttp).toBe(true);
+    expect(ctx.client.transportKind).toBe('http');
+    expect(first.closed).toBeNull();
+    expect(ctx.transport.sessions).toHaveLength(1);
+
+    // it connects at 7 s: the element plays its track and nothing else
+    await jest.advanceTimersByTimeAsync(2000);
+    first.set('connected');
+    await flush();
+    expect(ctx.audio.hearing).toBe(`stream:${first.track.id}`);
+    expect(ctx.audio.getAttribute('src')).toBeNull();
+    expect(ctx.client.viaHttp).toBe(false);
+    expect(ctx.client.upgrades).toBe(1);
+    expect(ctx.transports).toEqual(['http', 'webrtc']);
+    expect(ctx.states).toEqual(['connecting', 'live']);
+    // no double: the stream stopped when the track started, and it never comes back
+    expect(ctx.audio.played.at(-1)).toBe(`stream:${first.track.id}`);
+    // audio flows: past every timer of the join, it stays on that session
+    for (let i = 0; i < 40; i++) {
+      first.packets += 50;
+      await jest.advanceTimersByTimeAsync(1000);
+    }
+    expect(ctx.transport.sessions).toHaveLength(1);
+    expect(ctx.audio.hearing).toBe(`stream:${first.track.id}`);
+    ctx.client.destroy();
+  });
+
+  it('gives the session until the connect timeout, then a fresh one; the stream plays on meanwhile', async () => {
+    const ctx = setupHttp();
+    ctx.client.play();
+    await flush();
+    await jest.advanceTimersByTimeAsync(10_000);
+    expect(ctx.transport.sessions).toHaveLength(2);
+    expect(ctx.transport.sessions[0].closed).not.toBeNull();
+    expect(ctx.audio.hearing).toBe(STREAM);
+    expect(ctx.client.state).toBe('live');
+    // the fresh session connects at 14 s
+    await jest.advanceTimersByTimeAsync(4000);
+    ctx.transport.last.set('connected');
+    await flush();
+    expect(ctx.audio.hearing).toBe(`stream:${ctx.transport.last.track.id}`);
+    expect(ctx.transports).toEqual(['http', 'webrtc']);
+    expect(ctx.states).toEqual(['connecting', 'live']);
+    ctx.client.destroy();
+  });
+
+  it('after both sessions fail, tries WebRTC in the background at 30 s, 60 s, 120 s, then stops trying', async () => {
+    const ctx = setupHttp();
+    const reconnects: string[] = [];
+    ctx.client.on('reconnect', (r) => reconnects.push(`${r.delayMs}:${r.reason}`));
+    ctx.client.play();
+    await flush();
+    await jest.advanceTimersByTimeAsync(20_000);
+    // two sessions, both gave up: the stream alone
+    expect(ctx.transport.sessions).toHaveLength(2);
+    expect(ctx.transport.sessions.every((s) => s.closed)).toBe(true);
+    expect(ctx.audio.hearing).toBe(STREAM);
+    await jest.advanceTimersByTimeAsync(29_999);
+    expect(ctx.transport.sessions).toHaveLength(2);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(ctx.transport.sessions).toHaveLength(3);
+    // each background attempt has its fresh-session retry too
+    await jest.advanceTimersByTimeAsync(20_000);
+    expect(ctx.transport.sessions).toHaveLength(4);
+    await jest.advanceTimersByTimeAsync(60_000 + 20_000 + 120_000 + 20_000);
+    expect(ctx.transport.sessions).toHaveLength(8);
+    await jest.advanceTimersByTimeAsync(600_000);
+    expect(ctx.transport.sessions).toHaveLength(8);
+    expect(reconnects.filter((r) => r.includes('upgrade'))).toEqual([
+      '30000:upgrade: connect timeout',
+      '60000:upgrade: connect timeout',
+      '120000:upgrade: connect timeout',
+    ]);
+    // all along: live on the stream, never a 'connecting' in between
+    expect(ctx.states).toEqual(['connecting', 'live']);
+    expect(ctx.audio.hearing).toBe(STREAM);
+    expect(ctx.transports).toEqual(['http']);
+    ctx.client.destroy();
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
+  it('a background attempt that connects takes over from the stream', async () => {
+    const ctx = setupHttp();
+    ctx.client.play();
+    await flush();
+    await jest.advanceTimersByTimeAsync(50_000);
+    expect(ctx.transport.sessions).toHaveLength(3);
+    ctx.transport.last.set('connected');
+    await flush();
+    expect(ctx.audio.hearing).toBe(`stream:${ctx.transport.last.track.id}`);
+    expect(ctx.client.upgrades).toBe(1);
+    expect(ctx.transports).toEqual(['http', 'webrtc']);
+    expect(ctx.states).toEqual(['connecting', 'live']);
+    ctx.client.destroy();
+  });
+
+  it('a stream that fails before it played leaves the session trying; its connection plays through the sink', async () => {
+    const ctx = setupHttp();
+    ctx.client.play();
+    await flush();
+    ctx.audio.brokenStream = true;
+    await jest.advanceTimersByTimeAsync(5000);
+    expect(ctx.client.viaHttp).toBe(false);
+    expect(ctx.client.state).toBe('connecting');
+    ctx.transport.last.set('connected');
+    await flush();
+    expect(ctx.client.state).toBe('live');
+    expect(ctx.audio.hearing).toBe(`stream:${ctx.transport.last.track.id}`);
+    expect(ctx.transports).toEqual(['http', 'webrtc']);
+    ctx.client.destroy();
+  });
+
+  it('pause() stops the stream and the session behind it', async () => {
+    const ctx = setupHttp();
+    ctx.client.play();
+    await flush();
+    await jest.advanceTimersByTimeAsync(5000);
+    ctx.client.pause();
+    expect(ctx.audio.hearing).toBeNull();
+    expect(ctx.transport.last.closed).not.toBeNull();
+    expect(ctx.client.state).toBe('idle');
+    expect(ctx.transports).toEqual(['http', 'webrtc']);
+    expect(jest.getTimerCount()).toBe(1); // the station poll
     ctx.client.destroy();
   });
 });

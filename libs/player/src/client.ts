@@ -7,6 +7,7 @@ import {
   type IllegalTransition,
   type PlayerEvent,
   PlayerMachine,
+  type PlayerTransport,
   type StateChange,
 } from './player-machine.js';
 import type {
@@ -76,13 +77,22 @@ export interface ListeningClientOptions {
   /** Gives up on a session that has not connected after this long. */
   connectTimeoutMs?: number;
   /**
-   * When WebRTC has not connected after this long (UDP blocked, no TURN), play the station's HTTP
-   * stream through `audio` instead: `/listen/{username}/{slug}.ogg` if the browser plays Ogg/Opus
-   * (`canPlayType`), else `.mp3` if it plays MP3, as the join's signed URLs (`listen`), which play
-   * even when the owner keeps the stream URL private. The next reconnect tries WebRTC first again.
-   * Default 5000; 0 turns it off.
+   * When WebRTC has not connected after this long (UDP blocked, no TURN, a lossy link), play the
+   * station's HTTP stream through `audio` meanwhile: `/listen/{username}/{slug}.ogg` if the browser
+   * plays Ogg/Opus (`canPlayType`), else `.mp3` if it plays MP3, as the join's signed URLs
+   * (`listen`), which play even when the owner keeps the stream URL private. The WebRTC session
+   * keeps trying until `connectTimeoutMs` (and its fresh-session retries, `joinRetries`); when it
+   * connects, the audio switches to it and the stream stops (`upgraded`). Default 5000; 0 turns it off.
    */
   httpFallbackMs?: number;
+  /**
+   * While the HTTP stream plays because WebRTC did not connect, a fresh WebRTC session is tried in
+   * the background after this long, then after twice as long, … (`upgradeAttempts` times in all);
+   * the audio switches when one connects. Default 30000; 0 turns it off.
+   */
+  upgradeRetryMs?: number;
+  /** How many background WebRTC attempts an HTTP listener makes (default 3). */
+  upgradeAttempts?: number;
   /**
    * A session that never connects (its connection failed, or `connectTimeoutMs` passed) is replaced
    * at once by a fresh one (a new join and WHEP session) this many times (default 1). When that one
@@ -108,7 +118,7 @@ export interface ListeningClientEvents {
   track: MediaStreamTrack | null;
   /** A reconnect is scheduled after `delayMs`. */
   reconnect: { attempt: number; delayMs: number; reason: string };
-  /** How the audio arrives now: 'webrtc', or 'http' after the fallback. */
+  /** How the audio arrives now: 'webrtc', or 'http' after the fallback (until `upgraded`). */
   transport: ListeningTransportKind;
   /**
    * The station became private while this listener (without a grant) listens: listening ends at
@@ -117,7 +127,7 @@ export interface ListeningClientEvents {
   privateNotice: { endsAt: number } | null;
 }
 
-export type ListeningTransportKind = 'webrtc' | 'http';
+export type ListeningTransportKind = PlayerTransport;
 
 /**
  * The HTTP stream's containers, best first, each with the type `canPlayType` is asked about:
@@ -152,6 +162,8 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
       | 'connectTimeoutMs'
       | 'httpFallbackMs'
       | 'joinRetries'
+      | 'upgradeRetryMs'
+      | 'upgradeAttempts'
       | 'random'
     >
   >;
@@ -194,8 +206,18 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
   private _privateNoticeEndsAt: number | null = null;
   private readonly audio: HTMLMediaElement | null;
   private readonly apiBase: string;
-  /** The HTTP stream playing after a fallback, and how to stop it. */
-  private http: { stop: () => void } | null = null;
+  /**
+   * The HTTP stream playing after a fallback: `detach` drops its listeners (the element keeps
+   * playing whatever it plays next), `stop` also stops the element.
+   */
+  private http: { stop: () => void; detach: () => void } | null = null;
+  /** The HTTP stream failed before it ever played in this join: WebRTC is the only way left. */
+  private httpFailed = false;
+  /** Background WebRTC attempts made while the HTTP stream plays. */
+  private upgradeTries = 0;
+  private upgradeTimer: ReturnType<typeof setTimeout> | undefined;
+  /** WebRTC sessions that took over from the HTTP stream (for the curious: tests, benchmarks). */
+  upgrades = 0;
 
   constructor(options: ListeningClientOptions = {}) {
     super();
@@ -211,6 +233,8 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
       connectTimeoutMs: options.connectTimeoutMs ?? 10000,
       httpFallbackMs: options.httpFallbackMs ?? 5000,
       joinRetries: options.joinRetries ?? 1,
+      upgradeRetryMs: options.upgradeRetryMs ?? 30_000,
+      upgradeAttempts: options.upgradeAttempts ?? 3,
       random: options.random ?? Math.random,
     };
     this.machine = new PlayerMachine(
@@ -219,6 +243,9 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
       },
       options.onIllegalTransition ??
         ((t) => console.error(`radio-player: ${t.event} from ${t.from} is not a transition`)),
+      (transport) => {
+        if (!this.destroyed) this.emit('transport', transport);
+      },
     );
     if (options.station !== undefined) this.applyLocator(options.station);
   }
@@ -242,9 +269,13 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
   get reconnecting(): boolean {
     return this.attempt > 0 && this.machine.state === 'connecting';
   }
-  /** True while the audio comes from the HTTP stream (WebRTC could not connect). */
+  /** True while the audio comes from the HTTP stream (WebRTC has not connected, or could not). */
   get viaHttp(): boolean {
     return this.http !== null;
+  }
+  /** How the audio arrives now (or is about to): 'webrtc', or 'http' after the fallback. */
+  get transportKind(): ListeningTransportKind {
+    return this.machine.transport;
   }
   /** When listening ends (ms since the epoch) after the station became private, else null. */
   get privateNoticeEndsAt(): number | null {
@@ -273,6 +304,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     this.sink?.unlock();
     this.wantPlay = true;
     this.joinFailures = 0;
+    this.httpFailed = false;
     if (this.session && this.connected) {
       this.startSink(this.sessionGen);
       return;
@@ -337,14 +369,14 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     this.clearRetry();
     this.clearPrivateNotice();
     this.stopPolling();
-    this.teardownSession(options.keepalive);
+    this.teardownSession({ keepalive: options.keepalive });
     this.sink?.stop();
     this.removeAllListeners();
   }
 
   /** Leaves the current session with a keepalive request (for `pagehide`); `play()` rejoins. */
   leaveOnUnload(): void {
-    if (this.session) this.teardownSession(true);
+    if (this.session) this.teardownSession({ keepalive: true });
   }
 
   // ---- station detail --------------------------------------------------------------------------
@@ -497,7 +529,8 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
   private async connect(stationId: string): Promise<void> {
     const gen = ++this.sessionGen;
     const abort = (this.connecting = new AbortController());
-    this.fire('connect', this.machine.state === 'connecting' ? this.machine.error : null);
+    if (this.http) this.fire('upgrade-attempt', this.machine.error);
+    else this.fire('connect', this.machine.state === 'connecting' ? this.machine.error : null);
     try {
       const access = { ...this.access, grant: this.access.grant ?? storedGrant(stationId) };
       const join = await this.transport.join(stationId, abort.signal, compact(access));
@@ -523,12 +556,17 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
       this.connectTimer = setTimeout(() => {
         if (gen === this.sessionGen && !this.connected) this.onJoinFailed('connect timeout');
       }, this.opts.connectTimeoutMs);
-      if (this.opts.httpFallbackMs > 0 && this.opts.httpFallbackMs < this.opts.connectTimeoutMs) {
+      if (
+        !this.http &&
+        this.opts.httpFallbackMs > 0 &&
+        this.opts.httpFallbackMs < this.opts.connectTimeoutMs
+      ) {
         this.fallbackTimer = setTimeout(() => {
           if (gen === this.sessionGen && !this.connected) this.fallBackToHttp();
         }, this.opts.httpFallbackMs);
       }
-      this.startSink(gen);
+      // the HTTP stream plays meanwhile: the sink starts when the session connects (the switch)
+      if (!this.http) this.startSink(gen);
       // A change that happened before onstatechange was set (ICE connects in a few ms on a LAN).
       if (gen === this.sessionGen && session.state && session.state !== 'connecting') {
         this.onSessionState(gen, session.state);
@@ -580,49 +618,67 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
   }
 
   /**
-   * WebRTC did not connect in time: play the HTTP stream. When it stops after it played, try again
-   * (WebRTC first); when it fails before it ever played, neither way reaches this listener: the
-   * player says so and offers a retry rather than going round WebRTC and HTTP for ever.
+   * WebRTC has not connected in time: play the HTTP stream meanwhile. The WebRTC session, if one is
+   * still trying, goes on (the switch happens when it connects: `upgrade`). When the stream stops
+   * after it played, try again (WebRTC first); when it fails before it ever played and no WebRTC
+   * session is left trying, neither way reaches this listener: the player says so and offers a retry
+   * rather than going round WebRTC and HTTP for ever.
    */
   private fallBackToHttp(): void {
     const url = this.httpStreamUrl();
     const audio = this.audio;
-    if (!url || !audio || !this.wantPlay) return;
-    this.teardownSession();
+    if (!url || !audio || !this.wantPlay || this.http || this.httpFailed) return;
+    clearTimeout(this.fallbackTimer);
+    this.fallbackTimer = undefined;
+    // the silent WebRTC sink (its session has not connected) leaves the element to the stream
     this.sink?.stop();
-    const gen = this.sessionGen;
+    this.sinkStarted = false;
     let played = false;
+    let http: { stop: () => void; detach: () => void } | null = null;
     const onPlaying = () => {
       played = true;
     };
     const onFail = () => {
-      if (gen !== this.sessionGen || !this.http) return;
-      if (played) this.reconnect('the HTTP stream stopped');
-      else this.failJoin();
+      if (this.http !== http) return;
+      if (played) return this.reconnect('the HTTP stream stopped');
+      if (this.session || this.connecting) {
+        // WebRTC is still trying: it may yet get through, into the sink again
+        this.stopHttp();
+        this.httpFailed = true;
+        this.fire('http-failed', this.machine.error);
+        this.startSink(this.sessionGen);
+        return;
+      }
+      this.failJoin();
     };
-    audio.addEventListener('playing', onPlaying);
-    audio.addEventListener('error', onFail);
-    audio.addEventListener('ended', onFail);
-    this.http = {
+    const detach = () => {
+      audio.removeEventListener('playing', onPlaying);
+      audio.removeEventListener('error', onFail);
+      audio.removeEventListener('ended', onFail);
+    };
+    http = this.http = {
+      detach,
       stop: () => {
-        audio.removeEventListener('playing', onPlaying);
-        audio.removeEventListener('error', onFail);
-        audio.removeEventListener('ended', onFail);
+        detach();
         audio.pause();
         audio.removeAttribute('src');
         audio.load();
       },
     };
+    audio.addEventListener('playing', onPlaying);
+    audio.addEventListener('error', onFail);
+    audio.addEventListener('ended', onFail);
     audio.srcObject = null;
     audio.src = url;
-    this.emit('transport', 'http');
+    this.upgradeTries = 0;
+    this.fire('http-fallback', this.machine.error);
     audio.play().then(
       () => {
-        if (gen !== this.sessionGen) return;
+        if (this.http !== http) return;
         this.fire('audio-playing', null);
       },
       (err: unknown) => {
-        if (gen !== this.sessionGen) return;
+        if (this.http !== http) return;
         if (isAutoplayRefusal(err)) {
           this.wantPlay = false;
           this.teardownSession();
@@ -630,6 +686,78 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
         } else onFail();
       },
     );
+  }
+
+  /** Stops the HTTP stream (nothing else). */
+  private stopHttp(): void {
+    clearTimeout(this.upgradeTimer);
+    this.upgradeTimer = undefined;
+    const http = this.http;
+    if (!http) return;
+    this.http = null;
+    http.stop();
+  }
+
+  /**
+   * A WebRTC session connected while the HTTP stream plays: its track takes the element over
+   * (`srcObject` replaces the stream's `src` on the same element: never both heard), then the
+   * stream's listeners go. The state stays live throughout.
+   */
+  private upgrade(gen: number): void {
+    const http = this.http;
+    const track = this._track;
+    if (!http || !track || !this.sink) return;
+    clearTimeout(this.upgradeTimer);
+    this.upgradeTimer = undefined;
+    // from here the stream's own events (the abort the switch causes) are not its failures
+    http.detach();
+    this.http = null;
+    const switched = () => {
+      // the stream's URL goes, quietly: srcObject plays now
+      this.audio?.removeAttribute('src');
+      this.sinkStarted = true;
+      this.upgradeTries = 0;
+      this.upgrades++;
+      this.fire('upgraded', null);
+    };
+    this.sink.start(track).then(
+      () => {
+        if (gen === this.sessionGen) switched();
+      },
+      (err: unknown) => {
+        if (gen !== this.sessionGen) return;
+        if (isAutoplayRefusal(err)) {
+          this.wantPlay = false;
+          this.teardownSession();
+          this.sink?.stop();
+          this.fire('autoplay-refused', null);
+        } else if ((err as { name?: unknown } | null)?.name === 'AbortError') {
+          // a later start of the same track (play()) took over: it plays
+          switched();
+        } else this.reconnect('the switch to WebRTC failed');
+      },
+    );
+  }
+
+  /**
+   * The WebRTC session behind the HTTP stream gave up: leave it, the stream plays on, and try a
+   * fresh session in the background later (`upgradeRetryMs`, doubling, `upgradeAttempts` times).
+   */
+  private scheduleUpgrade(reason: string): void {
+    this.teardownSession({ keepHttp: true });
+    if (this.machine.transport === 'http') this.fire('upgrade-failed', this.machine.error);
+    const { upgradeRetryMs, upgradeAttempts } = this.opts;
+    if (upgradeRetryMs <= 0 || this.upgradeTries >= upgradeAttempts) return;
+    const delayMs = upgradeRetryMs * 2 ** this.upgradeTries++;
+    this.emit('reconnect', { attempt: this.upgradeTries, delayMs, reason: `upgrade: ${reason}` });
+    this.upgradeTimer = setTimeout(() => {
+      this.upgradeTimer = undefined;
+      const station = this._station;
+      if (!this.http || !this.wantPlay || this.destroyed || this.halted) return;
+      if (this.session || this.connecting || station?.status !== 'live') return;
+      this.joinFailures = 0;
+      void this.connect(station.id);
+    }, delayMs);
   }
 
   private updateLive(): void {
@@ -642,11 +770,14 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
       case 'connected':
         clearTimeout(this.disconnectTimer);
         clearTimeout(this.connectTimer);
-        this.disconnectTimer = undefined;
+        clearTimeout(this.fallbackTimer);
+        this.disconnectTimer = this.fallbackTimer = undefined;
         this.connected = true;
         this.joinFailures = 0;
+        this.httpFailed = false;
         this.startWatch(gen);
-        this.updateLive();
+        if (this.http) this.upgrade(gen);
+        else this.updateLive();
         break;
       case 'disconnected':
         if (this.disconnectTimer === undefined) {
@@ -723,6 +854,8 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     if (e.status === 404) return this.halt('fail', e);
     const retryable = e.status === 0 || e.status === 401 || e.status === 429 || e.status >= 500;
     if (!retryable) return this.halt('fail', e);
+    // a WebRTC attempt behind the HTTP stream that could not join: the stream plays on
+    if (this.http) return this.scheduleUpgrade(e.message);
     this.scheduleRetry(e.message, e.retryAfterMs, e);
   }
 
@@ -737,10 +870,26 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
       this.reconnect(reason);
       return;
     }
+    if (this.http) {
+      // the listener hears the stream: a fresh session at once (joinRetries), then later ones
+      if (this.joinFailures < this.opts.joinRetries) {
+        this.joinFailures++;
+        this.teardownSession({ keepHttp: true });
+        this.emit('reconnect', { attempt: this.joinFailures, delayMs: 0, reason });
+        void this.connect(this._station.id);
+      } else {
+        this.joinFailures = 0;
+        this.scheduleUpgrade(reason);
+      }
+      return;
+    }
     if (this.attempt > 0) {
       // recovering from a drop: the backoff goes on (the HTTP stream when WebRTC fails outright)
-      if (reason === 'connection failed' && this.httpStreamUrl()) this.fallBackToHttp();
-      else this.reconnect(reason);
+      if (reason === 'connection failed' && this.httpStreamUrl() && !this.httpFailed) {
+        this.teardownSession();
+        this.fallBackToHttp();
+        if (this.http) this.scheduleUpgrade(reason);
+      } else this.reconnect(reason);
       return;
     }
     if (this.joinFailures < this.opts.joinRetries) {
@@ -752,8 +901,11 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
       return;
     }
     this.joinFailures = 0;
-    if (this.httpStreamUrl()) {
+    if (this.httpStreamUrl() && !this.httpFailed) {
+      // no session left trying: the stream alone, WebRTC again later in the background
+      this.teardownSession();
       this.fallBackToHttp();
+      if (this.http) this.scheduleUpgrade(reason);
       return;
     }
     this.failJoin();
@@ -802,7 +954,8 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     this.retryTimer = undefined;
   }
 
-  private teardownSession(keepalive = false): void {
+  /** Leaves the WebRTC session, and stops the HTTP stream unless `keepHttp`. */
+  private teardownSession({ keepalive = false, keepHttp = false } = {}): void {
     this.sessionGen++;
     this.connecting?.abort();
     this.connecting = null;
@@ -811,11 +964,7 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
     clearTimeout(this.connectTimer);
     clearTimeout(this.fallbackTimer);
     this.watchTimer = this.disconnectTimer = this.connectTimer = this.fallbackTimer = undefined;
-    if (this.http) {
-      this.http.stop();
-      this.http = null;
-      if (!this.destroyed) this.emit('transport', 'webrtc');
-    }
+    if (!keepHttp) this.stopHttp();
     this.connected = false;
     this.sinkStarted = false;
     const session = this.session;

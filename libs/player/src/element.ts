@@ -170,7 +170,9 @@ interface Parts {
  * - `api-base` — origin of the Radio Broadcaster API, e.g. `https://radio.example`. Default: the origin
  *   the script was loaded from (for public CDN copies, the API origin set at build time).
  *
- * Methods `play()` and `pause()`; a `statechange` event (`detail: { state }`) on every state change.
+ * Methods `play()` and `pause()`; a `statechange` event (`detail: { state }`) on every state change;
+ * a `transportchange` event (`detail: { transport }`: 'http' while the HTTP stream stands in for a
+ * WebRTC connection that has not come, 'webrtc' when it has); the `transport` property says which.
  * Styling: CSS custom properties `--radio-player-accent`, `--radio-player-background`,
  * `--radio-player-radius`, and `::part()` names `container`, `station-name`, `now-playing`, `message`,
  * `play-button`, `volume`.
@@ -232,6 +234,10 @@ export class RadioPlayerElement extends Base {
   }
   set invite(value: string) {
     this.setAttribute('invite', value);
+  }
+  /** How the audio arrives: 'webrtc', or 'http' (the stream, while WebRTC has not connected). */
+  get transport(): 'webrtc' | 'http' {
+    return this.client?.transportKind ?? 'webrtc';
   }
   /** The listening state (see ListeningClient). */
   get state(): PlayerState {
@@ -323,7 +329,10 @@ export class RadioPlayerElement extends Base {
       this.checkPlayable();
       this.render();
     });
-    client.on('transport', () => this.render());
+    client.on('transport', (transport) => {
+      this.render();
+      this.dispatchEvent(new CustomEvent('transportchange', { detail: { transport } }));
+    });
     client.on('privateNotice', (notice) => {
       // the countdown, second by second, until the notice ends
       clearInterval(this.noticeTick);

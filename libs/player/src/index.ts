@@ -13,6 +13,7 @@ export {
   TRANSITIONS,
   type IllegalTransition,
   type PlayerEvent,
+  type PlayerTransport,
   type StateChange,
 } from './player-machine.js';
 export { ApiError, PlayerApi, PlayerErrorTag, PRIVATE_TAGS } from './api.js';
