@@ -775,6 +775,11 @@ export class MediasoupEngine implements MediaEngine {
     };
   }
 
+  /** The process id of each worker, in worker order (a restarted worker has a new one). */
+  workerPids(): number[] {
+    return this.slots.map((s) => s.worker.pid);
+  }
+
   /** Resident memory of each live worker process now (KiB, from /proc; 0 where unreadable). */
   async workersRssKiB(): Promise<number[]> {
     return Promise.all(
