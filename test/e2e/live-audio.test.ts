@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it as itRun } from '@jest/globals';
 import type { CreateStationResponse, Station } from '@radiobroadcaster/contracts';
 import type { LoadSummary } from '../../apps/cli/src/cli.js';
 import {
@@ -17,12 +17,15 @@ import {
   waitUntil,
   type RunningProcess,
 } from '../support/processes.js';
+import { E2E_ENGINES } from '../support/engines.js';
 
 /**
  * The whole live path in separate processes: the CLI publishes a 440 Hz tone over WHIP to the API's
- * SFU; 20 listeners in another CLI process receive it over WHEP.
+ * SFU; 20 listeners in another CLI process receive it over WHEP. On both SFU engines (mediasoup where
+ * its worker is built: test/support/engines.ts).
  */
-describe('live audio end to end (CLI → SFU → 20 listeners)', () => {
+describe.each(E2E_ENGINES)('live audio end to end (CLI → SFU → 20 listeners), %s engine', (engine, skip) => {
+  const it = skip ? itRun.skip : itRun;
   let api: Awaited<ReturnType<typeof spawnApiProcess>>;
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let owner: TestUser;
@@ -31,8 +34,11 @@ describe('live audio end to end (CLI → SFU → 20 listeners)', () => {
   let broadcaster: RunningProcess | undefined;
 
   beforeAll(async () => {
+    if (skip) return;
     db = await createTestDatabase();
     api = await spawnApiProcess({
+      MEDIA_ENGINE: engine,
+      LOG_LEVEL: 'info',
       DATABASE_URL: db.url,
       REDIS_URL: '',
       DATA_DIR: mkdtempSync(join(tmpdir(), 'rb-e2e-')),
@@ -68,6 +74,7 @@ describe('live audio end to end (CLI → SFU → 20 listeners)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rb-e2e-run-'));
     const sent = join(dir, 'sent.ndjson');
     const address = `${owner.username}/${station.slug}`;
+    expect(api.output()).toContain(`SFU engine: ${engine} (MEDIA_ENGINE=${engine}`);
     expect((await current()).status).toBe('offline');
 
     broadcaster = runCliProcess([
@@ -150,4 +157,5 @@ describe('live audio end to end (CLI → SFU → 20 listeners)', () => {
     );
     expect(await current()).toMatchObject({ status: 'offline', isActive: false, viewerCount: 0 });
   }, 120_000);
-});
+  },
+);
