@@ -287,7 +287,7 @@ async function compareEngines(): Promise<void> {
   const modes = [
     {
       key: 'pinned',
-      label: `one core (1 ${'worker/shard'}${pinned ? ', SFU on core 0, load generator on core 1' : ', not pinned: no taskset or one core'})`,
+      label: `one core (1 worker/shard${pinned ? ', SFU on core 0, load generator on core 1' : ', not pinned: no taskset or one core'})`,
       setup: (engine: Engine): RunSetup => ({ engine, shards: '1', pinned, net }),
     },
     {
@@ -338,7 +338,8 @@ async function compareEngines(): Promise<void> {
       table.push(row);
     }
   }
-  const widths = header.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
+  const cells = table.filter((row) => row.length > 1);
+  const widths = header.map((_, i) => Math.max(...cells.map((row) => (row[i] ?? '').length)));
   for (const row of table) {
     console.log(
       row.length === 1
