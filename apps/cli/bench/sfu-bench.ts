@@ -99,7 +99,8 @@ const compare = values.engine === 'both' || values.runs !== undefined;
 const runs = Number(values.runs ?? '3');
 if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a positive integer');
 const admission = values.admission ?? (compare ? 'off' : 'measured');
-const stepsList = values.steps ?? (compare ? '1000,1500,2000,2500,3000' : '500,1000,1500,2000,2500');
+const stepsList =
+  values.steps ?? (compare ? '1000,1500,2000,2500,3000' : '500,1000,1500,2000,2500');
 
 const pinned = values.pin!;
 
@@ -293,7 +294,12 @@ async function compareEngines(): Promise<void> {
     {
       key: 'wide',
       label: `${wide} workers/shards, unpinned (listeners on loopback)`,
-      setup: (engine: Engine): RunSetup => ({ engine, shards: wide, pinned: false, net: 'loopback' }),
+      setup: (engine: Engine): RunSetup => ({
+        engine,
+        shards: wide,
+        pinned: false,
+        net: 'loopback',
+      }),
     },
   ] as const;
   const results = new Map<string, Figures[]>();
@@ -332,7 +338,9 @@ async function compareEngines(): Promise<void> {
   for (const mode of modes) {
     table.push([`${mode.label}:`]);
     for (const [label, key, digits] of rows) {
-      const meds = engines.map((e) => median((results.get(`${mode.key}/${e}`) ?? []).map((f) => f[key])));
+      const meds = engines.map((e) =>
+        median((results.get(`${mode.key}/${e}`) ?? []).map((f) => f[key])),
+      );
       const row = [`  ${label}`, ...meds.map((m) => fmt(m, digits))];
       if (engines.length === 2) row.push(fmt(meds[1]! / meds[0]!, 2));
       table.push(row);

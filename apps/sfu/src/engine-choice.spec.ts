@@ -73,7 +73,9 @@ describe('engine choice (MEDIA_ENGINE)', () => {
       try {
         expect(choice.engine).toBe('werift');
         expect(lines).toHaveLength(1);
-        expect(lines[0]).toMatch(/^SFU engine: werift \(MEDIA_ENGINE unset and .*scripts\/build-mediasoup-worker\.sh/);
+        expect(lines[0]).toMatch(
+          /^SFU engine: werift \(MEDIA_ENGINE unset and .*scripts\/build-mediasoup-worker\.sh/,
+        );
         expect(engine.stats().shards).toBe(0);
       } finally {
         await engine.close();
@@ -90,7 +92,9 @@ describe('engine choice (MEDIA_ENGINE)', () => {
         try {
           expect(choice.engine).toBe('mediasoup');
           expect(lines).toEqual([
-            expect.stringMatching(/^SFU engine: mediasoup \(MEDIA_ENGINE unset and the mediasoup [\d.]+ worker is at \//),
+            expect.stringMatching(
+              /^SFU engine: mediasoup \(MEDIA_ENGINE unset and the mediasoup [\d.]+ worker is at \//,
+            ),
           ]);
           expect(engine.stats().shards).toBe(1);
         } finally {

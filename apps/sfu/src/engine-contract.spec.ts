@@ -286,12 +286,18 @@ describe.each(engines)('MediaEngine contract: %s engine', (_name, factory) => {
         // the publisher goes on: a relay leg an edge opens now hears it, the taps without a gap
         const [leg] = await connectListeners(engine, station, 1);
         const legStart = leg!.received.size;
-        await waitFor(() => leg!.received.size > legStart + 25, 8000, 'the stream at the relay leg');
+        await waitFor(
+          () => leg!.received.size > legStart + 25,
+          8000,
+          'the stream at the relay leg',
+        );
         expect(leg!.corrupt).toBe(0);
         expect(await engine.hasSession(station, pub.sessionId)).toBe('publisher');
         expect(eventsOf('publisher-gone', station)).toEqual([]);
         // the listeners let go get nothing more (a packet or two in flight at most)
-        listeners.forEach((l, i) => expect(l.received.size).toBeLessThanOrEqual(heardAtDrain[i]! + 3));
+        listeners.forEach((l, i) =>
+          expect(l.received.size).toBeLessThanOrEqual(heardAtDrain[i]! + 3),
+        );
         await sending;
         await waitFor(() => tapped.at(-1) === 249, 3000, 'the last packet at the tap');
         // in order, and (loopback UDP aside) every packet: the drain did not interrupt the stream

@@ -80,7 +80,7 @@ describe('mediasoup engine: a worker that dies', () => {
   };
 
   run(
-    "its listeners are placed again on a live worker; it is restarted on its port and takes listeners",
+    'its listeners are placed again on a live worker; it is restarted on its port and takes listeners',
     async () => {
       const station = 'wd-listeners';
       const pub = await connectPublisher(engine, station);
@@ -158,7 +158,9 @@ describe('mediasoup engine: a worker that dies', () => {
             .slice(from)
             .some(
               (e) =>
-                e.type === 'publisher-gone' && e.sessionId === pub.sessionId && e.reason === 'closed',
+                e.type === 'publisher-gone' &&
+                e.sessionId === pub.sessionId &&
+                e.reason === 'closed',
             ),
         5000,
         'the publisher told',

@@ -350,7 +350,11 @@ describe('SFU node: registry, internal API, origin→edge relay', () => {
         // the werift node leaves: the mediasoup node is the cluster now, and takes sessions
         await a.node.close();
         await waitFor(
-          () => cluster.clusterInfo().nodes.map((n) => n.id).join() === b.node.id,
+          () =>
+            cluster
+              .clusterInfo()
+              .nodes.map((n) => n.id)
+              .join() === b.node.id,
           3000,
           'the mediasoup node in the cluster',
         );

@@ -52,10 +52,16 @@ export type NodeInfo = z.infer<typeof NodeInfo>;
  * engine has left, the oldest remaining node's engine is the cluster's (so a cluster can be moved
  * from one engine to the other by replacing its nodes). null when no node is live.
  */
-export function clusterEngine(infos: Iterable<NodeInfo>): { engine: NodeEngine; node: string } | null {
+export function clusterEngine(
+  infos: Iterable<NodeInfo>,
+): { engine: NodeEngine; node: string } | null {
   let oldest: NodeInfo | null = null;
   for (const n of infos) {
-    if (!oldest || n.startedAt < oldest.startedAt || (n.startedAt === oldest.startedAt && n.id < oldest.id))
+    if (
+      !oldest ||
+      n.startedAt < oldest.startedAt ||
+      (n.startedAt === oldest.startedAt && n.id < oldest.id)
+    )
       oldest = n;
   }
   return oldest ? { engine: oldest.engine ?? 'werift', node: oldest.id } : null;

@@ -90,7 +90,7 @@ describe('ListenerTotals', () => {
   });
 });
 
-describe("clusterEngine (every SFU node of a cluster runs one engine)", () => {
+describe('clusterEngine (every SFU node of a cluster runs one engine)', () => {
   it("is the oldest live node's engine (ties by id); a record without one ran werift", () => {
     expect(clusterEngine([])).toBeNull();
     expect(
@@ -101,7 +101,10 @@ describe("clusterEngine (every SFU node of a cluster runs one engine)", () => {
       ]),
     ).toEqual({ engine: 'mediasoup', node: 'a' });
     expect(
-      clusterEngine([node('y', { startedAt: 5, engine: 'mediasoup' }), node('x', { startedAt: 5 })]),
+      clusterEngine([
+        node('y', { startedAt: 5, engine: 'mediasoup' }),
+        node('x', { startedAt: 5 }),
+      ]),
     ).toEqual({ engine: 'werift', node: 'x' });
   });
 });
