@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { LIMITS } from '@radiobroadcaster/contracts';
 import { parse } from 'yaml';
+import { workerPorts } from '../../apps/sfu/src/mediasoup/mediasoup-engine.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const read = (p: string) => readFileSync(join(root, p), 'utf8');
@@ -53,22 +54,29 @@ function portMapping(spec: string) {
   };
 }
 
-/** A service's published UDP/TCP mappings that are one port each, `${VAR:-default}` resolved. */
+/** A service's published WebRTC mappings (ports 7000-7999, ranges too), `${VAR:-default}` resolved. */
 function rtcPorts(s: Service) {
   return (s.ports ?? [])
     .map((p) => portMapping(resolveDefaults(p)))
-    .filter(
-      (p) => p.container[0] === p.container[1] && p.container[0] >= 7000 && p.container[0] < 8000,
-    );
+    .filter((p) => p.container[0] >= 7000 && p.container[1] < 8000);
 }
-/** What a node's RTC_UDP_PORT / RTC_TCP_PORT ask for, published 1:1 (the ports are in the SDP). */
+/**
+ * What a node's RTC_UDP_PORT / RTC_TCP_PORT and SFU_SHARDS ask for, published 1:1 (the ports are in
+ * the SDP): the mediasoup engine's worker i listens on RTC_UDP_PORT + i and RTC_TCP_PORT + i.
+ */
 function rtcPortsOf(env: Record<string, string>) {
   const udp = Number(resolveDefaults(env.RTC_UDP_PORT!));
   const tcp = Number(resolveDefaults(env.RTC_TCP_PORT!));
-  expect(Number.isInteger(udp) && Number.isInteger(tcp)).toBe(true);
+  const workers = Number(resolveDefaults(env.SFU_SHARDS ?? ''));
+  expect([udp, tcp, workers].every((n) => Number.isInteger(n) && n > 0)).toBe(true);
+  // the engine's own rule, for the first and the last worker
+  expect([workerPorts(udp, tcp, 0), workerPorts(udp, tcp, workers - 1)]).toEqual([
+    { udp, tcp },
+    { udp: udp + workers - 1, tcp: tcp + workers - 1 },
+  ]);
   return [
-    { host: [udp, udp], container: [udp, udp], proto: 'udp' },
-    { host: [tcp, tcp], container: [tcp, tcp], proto: 'tcp' },
+    { host: [udp, udp + workers - 1], container: [udp, udp + workers - 1], proto: 'udp' },
+    { host: [tcp, tcp + workers - 1], container: [tcp, tcp + workers - 1], proto: 'tcp' },
   ];
 }
 const resolveDefaults = (v: string) => v.replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1');
@@ -159,21 +167,25 @@ describe('docker/compose.yml: the cluster of the README', () => {
     expect(same('SFU_SECRET', [...byRole(API_MAIN), ...byRole(SFU_MAIN)])).toBe(1);
   });
 
-  it('gives each SFU node one UDP and one TCP port, published 1:1 and announced, and an internal URL of its own', () => {
+  it('gives each SFU node a UDP and a TCP port per worker (SFU_SHARDS), published 1:1 and announced, and an internal URL of its own', () => {
     const taken = new Set<string>();
     const ids = new Set<string>();
     for (const [name, s] of byRole(SFU_MAIN)) {
       const env = s.environment!;
-      expect(rtcPorts(s)).toEqual(rtcPortsOf(env));
-      // no port ranges any more: one port per protocol per node
+      const published = rtcPorts(s);
+      expect(published).toEqual(rtcPortsOf(env));
+      // no per-session port ranges: a port per protocol per worker
       expect([name, env.RTC_PORT_MIN, env.RTC_PORT_MAX]).toEqual([name, undefined, undefined]);
       expect(env.RTC_ANNOUNCED_ADDRESS).toMatch(/^\$\{PUBLIC_IP/);
       expect(env.SFU_INTERNAL_URL).toBe(`http://${name}:${env.SFU_HTTP_PORT}`);
       expect([env.HEALTH_PORT, env.HEALTH_PATH]).toEqual([env.SFU_HTTP_PORT, '/health']);
       ids.add(env.SFU_NODE_ID!);
-      for (const p of [`${env.RTC_UDP_PORT}/udp`, `${env.RTC_TCP_PORT}/tcp`]) {
-        expect([name, p, taken.has(p)]).toEqual([name, p, false]);
-        taken.add(p);
+      for (const { container, proto } of published) {
+        for (let port = container[0]; port <= container[1]; port++) {
+          const p = `${port}/${proto}`;
+          expect([name, p, taken.has(p)]).toEqual([name, p, false]);
+          taken.add(p);
+        }
       }
     }
     expect(ids.size).toBe(2);
@@ -251,7 +263,7 @@ describe('docker/compose.single.yml: one machine with a domain name', () => {
     expect(app.volumes).toEqual(['appdata:/data']);
   });
 
-  it('publishes one UDP and one TCP port for every WebRTC session of the node, 1:1', () => {
+  it('publishes a UDP and a TCP port per SFU worker (SFU_SHARDS) from RTC_UDP_PORT and RTC_TCP_PORT, 1:1', () => {
     const app = services.app!;
     expect(rtcPorts(app)).toEqual(rtcPortsOf(app.environment!));
     // nothing else of the app is published: HTTP goes through Caddy only

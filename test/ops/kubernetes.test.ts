@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { parseAllDocuments } from 'yaml';
+import { workerPorts } from '../../apps/sfu/src/mediasoup/mediasoup-engine.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const read = (p: string) => readFileSync(join(root, p), 'utf8');
@@ -34,6 +35,7 @@ interface Container {
   envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
   readinessProbe?: { httpGet?: { path: string; port: number | string } };
   livenessProbe?: { httpGet?: { path: string; port: number | string } };
+  resources?: { requests?: { cpu?: string; memory?: string } };
 }
 interface PodSpec {
   hostNetwork?: boolean;
@@ -226,7 +228,7 @@ describe('deploy/k8s: the kustomize manifests', () => {
     expect(created.sort()).toEqual([...secretKeys].sort());
   });
 
-  it('runs SFU pods on the host network, one per node, announcing the node address on one UDP and one TCP port', () => {
+  it('runs SFU pods on the host network, one per node, announcing the node address on a UDP and a TCP port per worker', () => {
     const spec = pod('sfu');
     expect(spec.hostNetwork).toBe(true);
     expect(spec.dnsPolicy).toBe('ClusterFirstWithHostNet');
@@ -245,15 +247,21 @@ describe('deploy/k8s: the kustomize manifests', () => {
       `http://$(NODE_ADDRESS):${env.get('SFU_HTTP_PORT')!.value}`,
     );
     expect(env.get('SFU_NODE_ID')!.valueFrom!.fieldRef!.fieldPath).toBe('metadata.name');
-    // the ports the node serves WebRTC on are the ones declared (hostNetwork: the node's own)
+    // the ports the node serves WebRTC on are the ones declared (hostNetwork: the node's own): a UDP
+    // and a TCP port per worker (SFU_SHARDS), consecutive as the mediasoup engine binds them
     const udp = Number(config.get('RTC_UDP_PORT'));
     const tcp = Number(config.get('RTC_TCP_PORT'));
-    expect(sfu.ports).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ containerPort: udp, protocol: 'UDP' }),
-        expect.objectContaining({ containerPort: tcp, protocol: 'TCP' }),
-      ]),
-    );
+    const workers = Number(config.get('SFU_SHARDS'));
+    expect(Number.isInteger(workers) && workers > 0).toBe(true);
+    const declared = (protocol: string) =>
+      sfu
+        .ports!.filter((p) => p.protocol === protocol && p.name?.startsWith('rtc-'))
+        .map((p) => p.containerPort);
+    const expected = [...Array(workers).keys()].map((i) => workerPorts(udp, tcp, i));
+    expect(declared('UDP')).toEqual(expected.map((p) => p.udp));
+    expect(declared('TCP')).toEqual(expected.map((p) => p.tcp));
+    // one worker per core the pod asks for
+    expect(Number(sfu.resources!.requests!.cpu)).toBe(workers);
     expect(sfu.envFrom).toContainEqual({ configMapRef: { name: 'radio-broadcaster' } });
     expect(sfu.readinessProbe!.httpGet).toEqual({ path: '/health', port: 4000 });
     // time for the node to drain after SIGTERM: its drain timeout, plus a few seconds to leave

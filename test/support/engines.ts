@@ -1,23 +1,30 @@
 /**
- * Helpers for the tests that run on both SFU engines: which engines run here (the mediasoup half
- * wherever its worker is built, scripts/build-mediasoup-worker.sh), free UDP ports for the engines'
- * fixed ports, and where a page's peer connections are connected to.
+ * Helpers for the tests that run on both SFU engines: which engines run here (werift always, the
+ * mediasoup half wherever its worker is built, scripts/build-mediasoup-worker.sh; .ci/run builds it,
+ * skipped with the reason elsewhere), free UDP ports for the engines' fixed ports, and where a page's
+ * peer connections are connected to.
  */
 import { createSocket, type Socket } from 'node:dgram';
 import type { Page } from 'playwright-core';
 import { findMediasoupWorker } from '../../apps/sfu/src/mediasoup/worker-bin.js';
 
+export type E2eEngine = 'werift' | 'mediasoup';
+
+const mediasoup = findMediasoupWorker();
+/** Why the mediasoup runs are skipped here, or null when its worker is built. */
+export const MEDIASOUP_MISSING: string | null = mediasoup.available ? null : mediasoup.reason;
+if (MEDIASOUP_MISSING) console.warn(`mediasoup end-to-end runs skipped: ${MEDIASOUP_MISSING}`);
+
+/** Each engine (the API process's MEDIA_ENGINE) and why it is skipped here, or null. */
+export const E2E_ENGINES: [E2eEngine, string | null][] = [
+  ['werift', null],
+  ['mediasoup', MEDIASOUP_MISSING],
+];
+
 /** Each engine, with the reason its half is skipped here (or null). */
-export function enginesHere(
-  file: string,
-): [name: 'werift' | 'mediasoup', skipped: string | null][] {
-  const mediasoup = findMediasoupWorker();
-  if (!mediasoup.available)
-    console.warn(`${file}: the mediasoup half skipped (${mediasoup.reason})`);
-  return [
-    ['werift', null],
-    ['mediasoup', mediasoup.available ? null : mediasoup.reason],
-  ];
+export function enginesHere(file: string): [name: E2eEngine, skipped: string | null][] {
+  if (MEDIASOUP_MISSING) console.warn(`${file}: the mediasoup half skipped (${MEDIASOUP_MISSING})`);
+  return E2E_ENGINES;
 }
 
 /** The first of `count` consecutive free UDP ports (bound on every address, then released). */

@@ -13,6 +13,14 @@
  *   --listeners N (part 2) --no-pin --port-rounds N (0 skips part 3) --port-steps 600,1200,…
  *   --engine werift|mediasoup (the SFU engine of parts 1 and 2; mediasoup needs its worker, see
  *   scripts/build-mediasoup-worker.sh; its CPU counts the worker processes with the Node controller)
+ * The engines side by side (`--engine both`, or one engine with `--runs N`): instead of parts 1–3,
+ * `--runs` rounds (default 3) of, for each engine in turn, the fan-out with admission off (the
+ * breaking point) on one pinned core (worker and controller, or werift's shard and main thread,
+ * on core 0; the load generator on core 1) and then with `--compare-shards` (default 2)
+ * workers/shards unpinned (listeners on loopback: the listeners' host needs a pinned load
+ * generator). Its first step is the ramp 0 → `--steps`' first count (default 1000). One table:
+ * medians of the runs per engine and the ratio mediasoup/werift.
+ *   npm run bench:sfu -- --engine both --runs 3
  * Pinned (the default where `taskset` exists and there are 2+ cores): the SFU process (one shard) on
  * core 0 and its load generator on core 1, so "listeners per core" is a clean figure.
  * `--net netns` (the default when pinned, as root, with ip, tc, ethtool and nft): the listeners on a
@@ -63,8 +71,10 @@ const { values } = parseArgs({
     pin: { type: 'boolean', default: hasTaskset && cpus().length >= 2 },
     engine: { type: 'string', default: 'werift' },
     shards: { type: 'string' },
-    steps: { type: 'string', default: '500,1000,1500,2000,2500' },
-    admission: { type: 'string', default: 'measured' },
+    steps: { type: 'string' },
+    admission: { type: 'string' },
+    runs: { type: 'string' },
+    'compare-shards': { type: 'string', default: '2' },
     transport: { type: 'string', default: 'port' },
     srtp: { type: 'string', default: 'cm' },
     window: { type: 'string', default: '15' },
@@ -79,15 +89,37 @@ const { values } = parseArgs({
 
 const FANOUT = join(BENCH_PATHS.root, 'apps/sfu/bench/dist/bench/fanout.js');
 
+const ENGINES = ['werift', 'mediasoup'] as const;
+type Engine = (typeof ENGINES)[number];
+if (values.engine !== 'both' && !(ENGINES as readonly string[]).includes(values.engine!)) {
+  throw new Error(`--engine must be werift, mediasoup or both (got ${values.engine})`);
+}
+/** Side by side: both engines, or one engine's runs, medians in one table (see the header). */
+const compare = values.engine === 'both' || values.runs !== undefined;
+const runs = Number(values.runs ?? '3');
+if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a positive integer');
+const admission = values.admission ?? (compare ? 'off' : 'measured');
+const stepsList =
+  values.steps ?? (compare ? '1000,1500,2000,2500,3000' : '500,1000,1500,2000,2500');
+
 const pinned = values.pin!;
 
 const shards = values.shards ?? (pinned ? '1' : String(cpus().length));
 const net = values.net ?? (pinned && !netnsMissing ? 'netns' : 'loopback');
 if (net === 'netns' && netnsMissing) throw new Error(`--net netns: ${netnsMissing}`);
-const netNote =
-  net === 'netns'
+const netNoteOf = (n: string) =>
+  n === 'netns'
     ? "listeners on a second host (network namespace), their network stack on the load generator's core"
     : `listeners on loopback: the SFU's core also receives their datagrams${values.net ? '' : ` (netns: ${netnsMissing ?? 'not pinned'})`}`;
+
+/** One fan-out run's set-up: the engine, its shards/workers, pinned or not, where the listeners are. */
+interface RunSetup {
+  engine: string;
+  shards: string;
+  pinned: boolean;
+  net: string;
+}
+const defaultSetup: RunSetup = { engine: values.engine!, shards, pinned, net };
 
 interface Step {
   /** listeners asked for at this step */
@@ -119,31 +151,33 @@ let fastPathLine: string | undefined;
 
 async function capacity(
   title = '1. Capacity',
-  stepList = values.steps!,
+  stepList = stepsList,
   extra: string[] = [],
+  setup: RunSetup = defaultSetup,
 ): Promise<Step[]> {
   console.log(
-    `\n## ${title} (fan-out bench, ${values.engine} engine, ${shards} shard(s), SRTP ${values.srtp}${pinned ? '; SFU pinned to core 0, load generator to core 1' : ', unpinned'}; ${netNote})\n`,
+    `\n## ${title} (fan-out bench, ${setup.engine} engine, ${setup.shards} ${setup.engine === 'mediasoup' ? 'worker(s)' : 'shard(s)'}, SRTP ${values.srtp}${setup.pinned ? '; SFU pinned to core 0, load generator to core 1' : ', unpinned'}; ${netNoteOf(setup.net)})\n`,
   );
   const p = runNode(
     [
       FANOUT,
       ...extra,
       '--engine',
-      values.engine!,
+      setup.engine,
       '--shards',
-      shards,
+      setup.shards,
       '--steps',
       stepList,
       '--srtp',
       values.srtp!,
       '--window',
       values.window!,
-      ...(pinned ? ['--sink-cpu', '1'] : []),
+      ...(setup.pinned ? ['--sink-cpu', '1'] : []),
       '--listener-host',
-      net,
+      setup.net,
     ],
-    { echo: true, wrapper: pinned ? ['taskset', '-c', '0'] : [] },
+    // pinned: the fan-out process, and mediasoup's worker processes it starts, on core 0
+    { echo: true, wrapper: setup.pinned ? ['taskset', '-c', '0'] : [] },
   );
   await p.done;
   const steps: Step[] = [];
@@ -160,7 +194,7 @@ async function capacity(
       listeners: Number(cols[0]),
       loss: Number(cols[1]),
       // mediasoup: the SFU's CPU is its controller's (procCPU) and its worker's (shardCPU) together
-      procCpu: Number(cols[5]) + (values.engine === 'mediasoup' ? Number(cols[14]) : 0),
+      procCpu: Number(cols[5]) + (setup.engine === 'mediasoup' ? Number(cols[14]) : 0),
       usPerPkt: Number(cols[6]),
       rssKiB: Number(cols[9]),
       sinkCpu: Number(cols[10]),
@@ -213,28 +247,139 @@ async function productPath(listeners: number) {
   }
 }
 
+/** The most listeners held with < 0.5 % loss (the step that held them). */
+const mostHeld = (list: Step[]) => {
+  const held = list.filter((s) => s.loss < 0.5);
+  return held.length ? held.reduce((a, b) => (b.listeners > a.listeners ? b : a)) : undefined;
+};
+const median = (a: number[]) => {
+  const s = [...a].filter((x) => Number.isFinite(x)).sort((x, y) => x - y);
+  return s.length ? s[Math.floor((s.length - 1) / 2)]! : NaN;
+};
+
+/** What one side-by-side run measured (NaN where nothing held). */
+interface Figures {
+  held: number;
+  usPerPkt: number;
+  cpuPer100: number;
+  rssKiBPerListener: number;
+  rampJoinsPerS: number;
+  rampFirstP95: number;
+  rampLoss: number;
+}
+const figuresOf = (list: Step[]): Figures => {
+  const best = mostHeld(list);
+  const ramp = list[0];
+  return {
+    held: best?.listeners ?? 0,
+    usPerPkt: best?.usPerPkt ?? NaN,
+    cpuPer100: best ? (best.procCpu / best.listeners) * 100 : NaN,
+    rssKiBPerListener: best?.rssKiB ?? NaN,
+    rampJoinsPerS: ramp?.joinsPerS ?? NaN,
+    rampFirstP95: ramp?.firstP95 ?? NaN,
+    rampLoss: ramp?.rampLoss ?? NaN,
+  };
+};
+
+/** `--engine both` / `--runs N`: the engines side by side, medians and ratios in one table. */
+async function compareEngines(): Promise<void> {
+  const engines: Engine[] = values.engine === 'both' ? [...ENGINES] : [values.engine as Engine];
+  const wide = values['compare-shards']!;
+  const modes = [
+    {
+      key: 'pinned',
+      label: `one core (1 worker/shard${pinned ? ', SFU on core 0, load generator on core 1' : ', not pinned: no taskset or one core'})`,
+      setup: (engine: Engine): RunSetup => ({ engine, shards: '1', pinned, net }),
+    },
+    {
+      key: 'wide',
+      label: `${wide} workers/shards, unpinned (listeners on loopback)`,
+      setup: (engine: Engine): RunSetup => ({
+        engine,
+        shards: wide,
+        pinned: false,
+        net: 'loopback',
+      }),
+    },
+  ] as const;
+  const results = new Map<string, Figures[]>();
+  const started = Date.now();
+  for (let r = 1; r <= runs; r++) {
+    for (const mode of modes) {
+      for (const engine of engines) {
+        const list = await capacity(
+          `Run ${r}/${runs}: ${engine}, ${mode.label}, admission ${admission}`,
+          stepsList,
+          ['--admission', admission === 'off' ? 'off' : 'measured', '--udp-port', '0'],
+          mode.setup(engine),
+        );
+        const key = `${mode.key}/${engine}`;
+        results.set(key, [...(results.get(key) ?? []), figuresOf(list)]);
+      }
+    }
+  }
+  const first = stepsList.split(',')[0];
+  const rows: [string, keyof Figures, number][] = [
+    ['listeners held at < 0.5 % loss', 'held', 0],
+    ['CPU per packet per listener, µs', 'usPerPkt', 2],
+    ['SFU CPU per 100 listeners, % of a core', 'cpuPer100', 2],
+    ['memory per listener, KiB RSS', 'rssKiBPerListener', 0],
+    [`joins/s during the ramp 0 → ${first}`, 'rampJoinsPerS', 1],
+    [`first audio p95 during the ramp 0 → ${first}, ms`, 'rampFirstP95', 0],
+    [`loss of listeners held during that ramp, %`, 'rampLoss', 3],
+  ];
+  const fmt = (v: number, digits: number) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
+  console.log(
+    `\n## werift and mediasoup side by side: medians of ${runs} run(s) each (${((Date.now() - started) / 60000).toFixed(1)} min; SRTP ${values.srtp}, window ${values.window} s, steps ${stepsList}, admission ${admission}; CPU counts mediasoup's worker with its Node controller)\n`,
+  );
+  const header = ['', ...engines.map((e) => `${e} (median of ${runs})`)];
+  if (engines.length === 2) header.push('mediasoup/werift');
+  const table: string[][] = [header];
+  for (const mode of modes) {
+    table.push([`${mode.label}:`]);
+    for (const [label, key, digits] of rows) {
+      const meds = engines.map((e) =>
+        median((results.get(`${mode.key}/${e}`) ?? []).map((f) => f[key])),
+      );
+      const row = [`  ${label}`, ...meds.map((m) => fmt(m, digits))];
+      if (engines.length === 2) row.push(fmt(meds[1]! / meds[0]!, 2));
+      table.push(row);
+    }
+  }
+  const cells = table.filter((row) => row.length > 1);
+  const widths = header.map((_, i) => Math.max(...cells.map((row) => (row[i] ?? '').length)));
+  for (const row of table) {
+    console.log(
+      row.length === 1
+        ? row[0]
+        : row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '),
+    );
+  }
+  console.log('\nruns (listeners held, µs per packet per listener):');
+  for (const [key, list] of results) {
+    console.log(`  ${key}: ${list.map((f) => `${f.held} @ ${fmt(f.usPerPkt, 1)} µs`).join('; ')}`);
+  }
+}
+
+if (compare) {
+  await compareEngines();
+  process.exit(0);
+}
+
 const steps = values['skip-capacity']
   ? []
   : await capacity(
-      `1. Capacity (${values.transport === 'socket' ? 'a socket per session' : 'one UDP port, as deployed'}; admission ${values.admission === 'off' ? 'off: the breaking point' : 'as the product runs it'})`,
-      values.steps!,
+      `1. Capacity (${values.transport === 'socket' ? 'a socket per session' : 'one UDP port, as deployed'}; admission ${admission === 'off' ? 'off: the breaking point' : 'as the product runs it'})`,
+      stepsList,
       [
         '--admission',
-        values.admission === 'off' ? 'off' : 'measured',
+        admission === 'off' ? 'off' : 'measured',
         ...(values.transport === 'socket' ? [] : ['--udp-port', '0']),
       ],
     );
 const product = values['skip-product'] ? undefined : await productPath(Number(values.listeners));
 
 /** Part 3: the same fan-out with one UDP port per node and with a socket per session, alternating. */
-const mostHeld = (list: Step[]) => {
-  const held = list.filter((s) => s.loss < 0.5);
-  return held.length ? held.reduce((a, b) => (b.listeners > a.listeners ? b : a)) : undefined;
-};
-const median = (a: number[]) => {
-  const s = [...a].sort((x, y) => x - y);
-  return s.length ? s[Math.floor((s.length - 1) / 2)]! : NaN;
-};
 const portRounds = Number(values['port-rounds']);
 const portRuns: Record<'socket' | 'port', { held: number; usPerPkt: number }[]> = {
   socket: [],

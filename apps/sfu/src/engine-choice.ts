@@ -13,15 +13,6 @@ import { createWeriftEngine } from './werift/werift-engine.js';
 export type EngineName = 'werift' | 'mediasoup';
 export const ENGINE_NAMES: readonly EngineName[] = ['werift', 'mediasoup'];
 
-/**
- * Whether a present mediasoup worker is the default. Not yet: its engine passes the contract suite,
- * but Chromium over WHIP/WHEP through its WebRtcServer and the benchmark beside werift are still to
- * be shown (issue 30), so an unset MEDIA_ENGINE keeps werift until then.
- */
-export const MEDIASOUP_BY_DEFAULT = false;
-const MEDIASOUP_NOT_DEFAULT =
-  'not the default until Chromium and the benchmark are shown on it (issue 30)';
-
 export interface EngineChoice {
   engine: EngineName;
   /** One line for the log: which engine and why (with the build hint when mediasoup is missing). */
@@ -44,18 +35,15 @@ export function chooseEngine(
     }
     return { engine: 'mediasoup', reason: `MEDIA_ENGINE=mediasoup (worker ${mediasoup.bin})` };
   }
-  if (mediasoup.available && !MEDIASOUP_BY_DEFAULT) {
-    return {
-      engine: 'werift',
-      reason: `mediasoup ${mediasoup.version} worker found at ${mediasoup.bin}, but not started by default: ${MEDIASOUP_NOT_DEFAULT}; MEDIA_ENGINE=mediasoup starts it`,
-    };
-  }
   return mediasoup.available
     ? {
         engine: 'mediasoup',
-        reason: `mediasoup ${mediasoup.version} worker found at ${mediasoup.bin}`,
+        reason: `MEDIA_ENGINE unset and the mediasoup ${mediasoup.version} worker is at ${mediasoup.bin}`,
       }
-    : { engine: 'werift', reason: `${mediasoup.reason}; for mediasoup, ${WORKER_BUILD_HINT}` };
+    : {
+        engine: 'werift',
+        reason: `MEDIA_ENGINE unset and ${mediasoup.reason}; for mediasoup, ${WORKER_BUILD_HINT}`,
+      };
 }
 
 /** Starts the chosen engine; `log` gets the one line saying which and why. */

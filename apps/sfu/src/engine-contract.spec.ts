@@ -1,6 +1,7 @@
 /**
  * The `MediaEngine` contract, run against every engine alike: publish, listen, replace, grace
- * (a publisher that never sends changes nothing), tap, packet publishers, admission and closing.
+ * (a publisher that never sends changes nothing), tap, packet publishers, admission, drain (as
+ * SfuNode.drain uses the engine) and closing.
  * Peers are werift RTCPeerConnections on loopback. The mediasoup part runs where its worker is
  * built (scripts/build-mediasoup-worker.sh), and says why when skipped.
  */
@@ -259,6 +260,64 @@ describe.each(engines)('MediaEngine contract: %s engine', (_name, factory) => {
       }
     },
     30000,
+  );
+
+  run(
+    'drain, as an SFU node drains: every listener let go at once, the publisher kept for taps and relay legs until it leaves',
+    async () => {
+      const station = 'c-drain';
+      const pub = await connectPublisher(engine, station);
+      const listeners = await connectListeners(engine, station, 4, (i) => (i % 2 ? 'cm' : 'gcm'));
+      await waitFor(() => engine.listenerCount(station) === 4, 5000, 'four listeners');
+      const tapped: number[] = [];
+      const offTap = engine.tap(station, (p) => tapped.push(checkTestPayload(p) ?? -1));
+      const sending = pub.stream(0, 250);
+      try {
+        await waitFor(() => listeners.every((l) => l.received.size > 10), 5000, 'audio at all');
+        // SfuNode.drain: removeListener for every audience listener, all at once
+        const removed = await Promise.all(
+          listeners.map((l) => engine.removeListener(station, l.sessionId)),
+        );
+        expect(removed).toEqual([true, true, true, true]);
+        await waitFor(() => engine.listenerCount(station) === 0, 2000, 'count 0');
+        await waitFor(() => eventsOf('listeners', station).at(-1)?.count === 0, 2000, 'event 0');
+        for (const l of listeners) expect(await engine.hasSession(station, l.sessionId)).toBeNull();
+        const heardAtDrain = listeners.map((l) => l.received.size);
+        // the publisher goes on: a relay leg an edge opens now hears it, the taps without a gap
+        const [leg] = await connectListeners(engine, station, 1);
+        const legStart = leg!.received.size;
+        await waitFor(
+          () => leg!.received.size > legStart + 25,
+          8000,
+          'the stream at the relay leg',
+        );
+        expect(leg!.corrupt).toBe(0);
+        expect(await engine.hasSession(station, pub.sessionId)).toBe('publisher');
+        expect(eventsOf('publisher-gone', station)).toEqual([]);
+        // the listeners let go get nothing more (a packet or two in flight at most)
+        listeners.forEach((l, i) =>
+          expect(l.received.size).toBeLessThanOrEqual(heardAtDrain[i]! + 3),
+        );
+        await sending;
+        await waitFor(() => tapped.at(-1) === 249, 3000, 'the last packet at the tap');
+        // in order, and (loopback UDP aside) every packet: the drain did not interrupt the stream
+        expect(tapped.every((v, i) => i === 0 || v > tapped[i - 1]!)).toBe(true);
+        expect(tapped.length).toBeGreaterThanOrEqual(245);
+        // the drain ends when the publisher leaves
+        expect(await engine.unpublish(station, pub.sessionId)).toBe(true);
+        expect(eventsOf('publisher-gone', station)).toEqual([
+          expect.objectContaining({ sessionId: pub.sessionId, reason: 'deleted' }),
+        ]);
+        await engine.removeListener(station, leg!.sessionId);
+        await leg!.close();
+      } finally {
+        offTap();
+        await sending.catch(() => undefined);
+        await pub.close();
+        await Promise.all(listeners.map((l) => l.close()));
+      }
+    },
+    40000,
   );
 
   run(

@@ -195,6 +195,18 @@ export function webRtcListenInfos(
   return infos;
 }
 
+/**
+ * The UDP and TCP ports worker `index` listens on: consecutive from `RTC_UDP_PORT` / `RTC_TCP_PORT`
+ * (a WebRtcServer belongs to one worker). Unset or 0: a free port chosen by the worker.
+ */
+export function workerPorts(
+  udpPort: number | undefined,
+  tcpPort: number | undefined,
+  index: number,
+): { udp: number | undefined; tcp: number | undefined } {
+  return { udp: udpPort ? udpPort + index : undefined, tcp: tcpPort ? tcpPort + index : undefined };
+}
+
 export class MediasoupEngine implements MediaEngine {
   private readonly events = new EngineEvents((err) =>
     console.error('[sfu] event listener threw', err),
@@ -255,11 +267,8 @@ export class MediasoupEngine implements MediaEngine {
     });
     try {
       const router = await worker.createRouter({ mediaCodecs: [OPUS] });
-      const listenInfos = webRtcListenInfos(
-        announcedAddress,
-        udpPort ? udpPort + index : undefined,
-        tcpPort ? tcpPort + index : undefined,
-      );
+      const ports = workerPorts(udpPort, tcpPort, index);
+      const listenInfos = webRtcListenInfos(announcedAddress, ports.udp, ports.tcp);
       const server = await worker.createWebRtcServer({ listenInfos });
       const slot: Slot = {
         index,
@@ -764,6 +773,11 @@ export class MediasoupEngine implements MediaEngine {
         cpuSeconds: s.cpuSeconds,
       })),
     };
+  }
+
+  /** The process id of each worker, in worker order (a restarted worker has a new one). */
+  workerPids(): number[] {
+    return this.slots.map((s) => s.worker.pid);
   }
 
   /** Resident memory of each live worker process now (KiB, from /proc; 0 where unreadable). */

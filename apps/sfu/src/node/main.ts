@@ -1,5 +1,5 @@
 /**
- * `npm run start:sfu`: one SFU node of a cluster. The werift engine with its listener shards, the
+ * `npm run start:sfu`: one SFU node of a cluster. Its engine (werift or mediasoup, engine-choice.ts), the
  * internal HTTP API for the API nodes, the Redis registration and events. See README, "Cluster".
  */
 import { createMediaEngine } from '../engine-choice.js';
@@ -20,7 +20,7 @@ const { engine, choice } = await createMediaEngine(
   },
   (line) => console.log(`[sfu-node] ${line}`),
 );
-const node = new SfuNode(engine, cfg);
+const node = new SfuNode(engine, cfg, choice.engine);
 await node.start();
 const net = engine.stats().net;
 console.log(

@@ -61,6 +61,17 @@ export class NodeRegistration {
     return this.redis.get(this.keys.origin(stationId));
   }
 
+  /** Every live node's record (this node's too once registered). */
+  async liveNodes(): Promise<NodeInfo[]> {
+    const ids = await this.redis.smembers(this.keys.nodes);
+    const raws = ids.length ? await this.redis.mget(ids.map((id) => this.keys.node(id))) : [];
+    return raws.flatMap((raw) => {
+      if (!raw) return [];
+      const info = NodeInfo.safeParse(JSON.parse(raw));
+      return info.success ? [info.data] : [];
+    });
+  }
+
   /** Another node's record, if it is live. */
   async node(nodeId: string): Promise<NodeInfo | null> {
     const raw = await this.redis.get(this.keys.node(nodeId));

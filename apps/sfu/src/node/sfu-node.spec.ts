@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { createWeriftEngine } from '../werift/werift-engine.js';
+import { MediasoupEngine } from '../mediasoup/mediasoup-engine.js';
+import { findMediasoupWorker } from '../mediasoup/worker-bin.js';
 import {
   checkTestPayload,
   createTestListener,
@@ -30,8 +32,11 @@ describe('SFU node: registry, internal API, origin→edge relay', () => {
   const engines: MediaEngine[] = [];
   const nodes: SfuNode[] = [];
 
-  const startNode = async (id: string) => {
-    const engine = await createWeriftEngine({ shards: 0 });
+  const startNode = async (id: string, engineName: 'werift' | 'mediasoup' = 'werift') => {
+    const engine =
+      engineName === 'mediasoup'
+        ? await MediasoupEngine.create({ workers: 1 })
+        : await createWeriftEngine({ shards: 0 });
     engines.push(engine);
     const node = new SfuNode(
       engine,
@@ -45,6 +50,7 @@ describe('SFU node: registry, internal API, origin→edge relay', () => {
         SFU_NODE_TTL_MS: '2000',
         SFU_RELAY_LINGER_MS: '200',
       }),
+      engineName,
     );
     await node.start();
     nodes.push(node);
@@ -290,4 +296,80 @@ describe('SFU node: registry, internal API, origin→edge relay', () => {
       await cluster.close();
     }
   }, 30_000);
+  const mediasoup = findMediasoupWorker();
+  (mediasoup.available ? it : it.skip)(
+    "one engine per cluster: a node on another engine than the cluster's is ignored (logged on both sides) until the cluster's nodes have left",
+    async () => {
+      for (const n of nodes) await n.close();
+      const a = await startNode(`${prefix}-ea`); // werift: the cluster's oldest node
+      const errors: string[] = [];
+      const consoleError = console.error;
+      console.error = (...args: unknown[]) => void errors.push(args.join(' '));
+      const b = await startNode(`${prefix}-eb`, 'mediasoup').finally(
+        () => (console.error = consoleError),
+      );
+      // the node registers its engine, and says at start that the cluster will not use it
+      const record = JSON.parse((await redis.get(keys.node(b.node.id)))!) as NodeInfo;
+      expect(record.engine).toBe('mediasoup');
+      expect(JSON.parse((await redis.get(keys.node(a.node.id)))!)).toMatchObject({
+        engine: 'werift',
+      });
+      expect(errors).toContainEqual(
+        expect.stringContaining(
+          `${b.node.id} runs the mediasoup engine but the cluster's nodes run werift (oldest: ${a.node.id})`,
+        ),
+      );
+      const warnings: string[] = [];
+      const cluster = await new ClusterEngine({
+        redis: redis.duplicate(),
+        prefix,
+        secret,
+        refreshMs: 200,
+        warn: (m) => warnings.push(m),
+      }).start();
+      const station = 'st-engines';
+      const peers: { close(): Promise<void> }[] = [];
+      try {
+        expect(cluster.clusterInfo().nodes.map((n) => n.id)).toEqual([a.node.id]);
+        expect(warnings).toContain(
+          `SFU node ${b.node.id} ignored: it runs the mediasoup engine, the cluster runs werift (its oldest node ${a.node.id}); every SFU node of a cluster runs one engine (MEDIA_ENGINE)`,
+        );
+        // sessions go to the werift node only
+        const pub = await createTestPublisher(cluster, station);
+        peers.push(pub);
+        await pub.connected;
+        const listeners: Awaited<ReturnType<typeof createTestListener>>[] = [];
+        for (let i = 0; i < 3; i++) listeners.push(await createTestListener(cluster, station));
+        peers.push(...listeners);
+        await Promise.all(listeners.map((l) => l.connected));
+        await waitFor(() => a.node.info().listeners === 3, 3000, 'three listeners on A');
+        expect(b.node.info()).toMatchObject({ listeners: 0, publishers: 0, relays: 0 });
+        expect(await redis.get(keys.origin(station))).toBe(a.node.id);
+        for (const p of peers.splice(0)) await p.close();
+
+        // the werift node leaves: the mediasoup node is the cluster now, and takes sessions
+        await a.node.close();
+        await waitFor(
+          () =>
+            cluster
+              .clusterInfo()
+              .nodes.map((n) => n.id)
+              .join() === b.node.id,
+          3000,
+          'the mediasoup node in the cluster',
+        );
+        expect(warnings).toContain(
+          `SFU node ${b.node.id} (mediasoup) joins: the cluster now runs mediasoup`,
+        );
+        const l = await createTestListener(cluster, 'st-engines-2');
+        peers.push(l);
+        await l.connected;
+        await waitFor(() => b.node.info().listeners === 1, 3000, 'a listener on B');
+      } finally {
+        for (const p of peers) await p.close().catch(() => undefined);
+        await cluster.close();
+      }
+    },
+    30_000,
+  );
 });

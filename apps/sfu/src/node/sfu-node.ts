@@ -1,5 +1,5 @@
 /**
- * A standalone SFU node: the werift engine behind a small internal HTTP API, registered in Redis
+ * A standalone SFU node: its media engine (werift or mediasoup) behind a small internal HTTP API, registered in Redis
  * with its load, publishing its engine's events on Redis, pulling stations from their origin node
  * (relay) when it has listeners for a station whose publisher is elsewhere.
  *
@@ -11,7 +11,12 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import type { EngineEvent, MediaEngine, SessionAnswer } from '../media-engine.js';
-import type { AddListenerRequest, NodeInfo } from '../protocol/schemas.js';
+import {
+  clusterEngine,
+  type AddListenerRequest,
+  type NodeEngine,
+  type NodeInfo,
+} from '../protocol/schemas.js';
 import type { PeerSettings } from '../werift/werift-config.js';
 import type { SfuNodeConfig } from './config.js';
 import { EdgeRelays } from './edge-relays.js';
@@ -37,6 +42,8 @@ export class SfuNode {
   constructor(
     private readonly engine: MediaEngine,
     private readonly cfg: SfuNodeConfig,
+    /** The engine's name, registered with the node: every node of a cluster runs one engine. */
+    readonly engineName: NodeEngine = 'werift',
   ) {
     this.id = cfg.nodeId;
     this.registration = new NodeRegistration(this.id, cfg, () => this.info());
@@ -95,9 +102,27 @@ export class SfuNode {
         ? hostname()
         : this.cfg.httpHost;
     this.url = this.cfg.internalUrl ?? `http://${host}:${port}`;
+    await this.checkClusterEngine();
     await this.registration.register();
     this.registration.startHeartbeat(() => this.relays.checkOrigins());
     await this.registration.emit({ type: 'node-up' });
+  }
+
+  /**
+   * Every SFU node of a cluster runs one engine, the oldest live node's (protocol/schemas.ts): a
+   * node on another one registers, but the API nodes place nothing on it until the cluster's older
+   * nodes have left. Said here, on the node an operator started with the wrong MEDIA_ENGINE.
+   */
+  private async checkClusterEngine(): Promise<void> {
+    const others = (await this.registration.liveNodes().catch(() => [])).filter(
+      (n) => n.id !== this.id,
+    );
+    const cluster = clusterEngine(others);
+    if (cluster && cluster.engine !== this.engineName) {
+      console.error(
+        `[sfu-node] ${this.id} runs the ${this.engineName} engine but the cluster's nodes run ${cluster.engine} (oldest: ${cluster.node}): the API nodes will not use this node while they are there; start it with MEDIA_ENGINE=${cluster.engine}`,
+      );
+    }
   }
 
   info(): NodeInfo {
@@ -114,6 +139,7 @@ export class SfuNode {
     const publishers = this.sessions.publisherCount;
     return {
       id: this.id,
+      engine: this.engineName,
       url: this.url,
       startedAt: this.startedAt,
       at: Date.now(),

@@ -13,9 +13,15 @@ const Id = z.string().min(1).max(200);
 const Count = z.number().int().nonnegative();
 const Sdp = z.string().min(1).max(MAX_SDP_BYTES);
 
+/** The SFU engine a node runs (MEDIA_ENGINE). */
+export const NodeEngine = z.enum(['werift', 'mediasoup']);
+export type NodeEngine = z.infer<typeof NodeEngine>;
+
 /** What a node registers about itself (renewed with its TTL). */
 export const NodeInfo = z.object({
   id: Id,
+  /** Its SFU engine; a record without one is from a node that ran werift (before mediasoup). */
+  engine: NodeEngine.optional(),
   /** Internal HTTP base URL the API (and other nodes, for relays) call. */
   url: z.string().url(),
   startedAt: z.number(),
@@ -39,6 +45,27 @@ export const NodeInfo = z.object({
   draining: z.boolean().optional(),
 });
 export type NodeInfo = z.infer<typeof NodeInfo>;
+
+/**
+ * Every SFU node of a cluster runs one engine: the oldest live node's (earliest `startedAt`, then
+ * the smaller id). The API nodes ignore a node on another engine; when the last node of the old
+ * engine has left, the oldest remaining node's engine is the cluster's (so a cluster can be moved
+ * from one engine to the other by replacing its nodes). null when no node is live.
+ */
+export function clusterEngine(
+  infos: Iterable<NodeInfo>,
+): { engine: NodeEngine; node: string } | null {
+  let oldest: NodeInfo | null = null;
+  for (const n of infos) {
+    if (
+      !oldest ||
+      n.startedAt < oldest.startedAt ||
+      (n.startedAt === oldest.startedAt && n.id < oldest.id)
+    )
+      oldest = n;
+  }
+  return oldest ? { engine: oldest.engine ?? 'werift', node: oldest.id } : null;
+}
 
 /** A node in a request: the station's origin an edge pulls from. */
 export const NodeRef = z.object({ nodeId: Id, url: z.string().url() });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { NodeInfo } from '../protocol/schemas.js';
+import { clusterEngine, type NodeInfo } from '../protocol/schemas.js';
 import { ListenerTotals } from './listener-totals.js';
 import { NodeSelector } from './node-selector.js';
 
@@ -87,5 +87,24 @@ describe('ListenerTotals', () => {
     expect(t.total('s1')).toBe(3);
     t.fromRecord('a', {}, 30_000);
     expect(t.total('s1')).toBe(0);
+  });
+});
+
+describe('clusterEngine (every SFU node of a cluster runs one engine)', () => {
+  it("is the oldest live node's engine (ties by id); a record without one ran werift", () => {
+    expect(clusterEngine([])).toBeNull();
+    expect(
+      clusterEngine([
+        node('b', { startedAt: 20, engine: 'werift' }),
+        node('a', { startedAt: 10, engine: 'mediasoup' }),
+        node('c', { startedAt: 30, engine: 'mediasoup' }),
+      ]),
+    ).toEqual({ engine: 'mediasoup', node: 'a' });
+    expect(
+      clusterEngine([
+        node('y', { startedAt: 5, engine: 'mediasoup' }),
+        node('x', { startedAt: 5 }),
+      ]),
+    ).toEqual({ engine: 'werift', node: 'x' });
   });
 });

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { RedisKeys } from '../protocol/keys.js';
 import { parseRedisJson } from '../protocol/redis-json.js';
-import { NodeEvent, NodeInfo } from '../protocol/schemas.js';
+import { clusterEngine, NodeEvent, NodeInfo } from '../protocol/schemas.js';
 
 export interface NodeRegistryHooks {
   /** Every live node's record, read at each refresh. */
@@ -33,6 +33,8 @@ export class NodeRegistry {
   /** This API node's id in the leader election. */
   readonly id = randomUUID();
   private readonly nodes = new Map<string, NodeInfo>();
+  /** Live nodes left out because they run another engine than the cluster's (logged once each). */
+  private readonly otherEngine = new Set<string>();
   private readonly sub: Redis;
   private leader = false;
   private timer?: NodeJS.Timeout;
@@ -85,12 +87,31 @@ export class NodeRegistry {
       const raws = ids.length ? await redis.mget(ids.map((id) => keys.node(id))) : [];
       const seen = new Set<string>();
       const dead: string[] = [];
+      const infos: NodeInfo[] = [];
       ids.forEach((id, i) => {
         const info = parseRedisJson(NodeInfo, raws[i]);
         if (!info) return void dead.push(id);
-        seen.add(id);
-        this.nodes.set(id, info);
+        infos.push(info);
       });
+      // every node of a cluster runs one engine (the oldest live node's): another is ignored
+      const cluster = clusterEngine(infos);
+      for (const info of infos) {
+        const engine = info.engine ?? 'werift';
+        if (cluster && engine !== cluster.engine) {
+          if (!this.otherEngine.has(info.id)) {
+            this.otherEngine.add(info.id);
+            this.hooks.warn(
+              `SFU node ${info.id} ignored: it runs the ${engine} engine, the cluster runs ${cluster.engine} (its oldest node ${cluster.node}); every SFU node of a cluster runs one engine (MEDIA_ENGINE)`,
+            );
+          }
+          continue;
+        }
+        if (this.otherEngine.delete(info.id))
+          this.hooks.warn(`SFU node ${info.id} (${engine}) joins: the cluster now runs ${engine}`);
+        seen.add(info.id);
+        this.nodes.set(info.id, info);
+      }
+      for (const id of this.otherEngine) if (!ids.includes(id)) this.otherEngine.delete(id);
       for (const id of [...this.nodes.keys()]) if (!seen.has(id)) this.drop(id);
       await this.elect();
       this.hooks.onNodes(this.live());
