@@ -305,13 +305,16 @@ export class ChatGateway
     return { ok: true };
   }
 
-  /** Each node sends what its clients pressed, at most twice a second per station. */
+  /**
+   * Each node passes on what its clients pressed twice a second per station; bursts of several
+   * nodes that wait for the same write of the room's fan-out reach the clients as one.
+   */
   private flushReactions(): void {
     if (!this.reactions.size) return;
     const batch = [...this.reactions];
     this.reactions.clear();
     for (const [stationId, counts] of batch) {
-      this.server.to(stationRoom(stationId)).emit(CHAT_EVENTS.reactionBurst, { stationId, counts });
+      this.chat.emit(stationId, CHAT_EVENTS.reactionBurst, { stationId, counts });
       this.chat.reactionBurst(stationId, counts);
     }
   }
