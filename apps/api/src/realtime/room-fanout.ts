@@ -60,8 +60,8 @@ export class RoomFanout {
 
   private enqueue(room: string, event: string, payload: unknown): void {
     if (this.closed) return;
-    let r = this.rooms.get(room);
-    if (!r) this.rooms.set(room, (r = { packets: [], timer: null }));
+    const r = this.rooms.get(room) ?? { packets: [], timer: null };
+    this.rooms.set(room, r);
     const merge = this.merges[event];
     const queued = merge ? r.packets.find(([e]) => e === event) : undefined;
     if (queued) queued[1] = merge!(queued[1], payload);
