@@ -22,7 +22,8 @@
  * `--cpu-prof DIR`: the API nodes and the client processes write V8 CPU profiles there.
  * Options: --clients 10000 --seconds 20 --messages 20 --reactions 1000 --senders 100
  *          --reactors 250 --room-limit 40 --processes-per-node 2 --net netns|loopback
- *          --cpu-prof DIR --pg <admin URL> --redis <URL>
+ *          --cpu-prof DIR --push-interval <ms: CHAT_PUSH_INTERVAL_MS of the nodes>
+ *          --pg <admin URL> --redis <URL>
  */
 import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -459,6 +460,7 @@ async function main(): Promise<void> {
       'processes-per-node': { type: 'string', default: '2' },
       net: { type: 'string' },
       'cpu-prof': { type: 'string' },
+      'push-interval': { type: 'string' },
       ...CLUSTER_OPTIONS,
     },
   });
@@ -491,6 +493,7 @@ async function main(): Promise<void> {
   const env = {
     ...clusterEnv(db.url, values.redis),
     RATE_LIMIT_CHAT_ROOM_PER_SECOND: String(roomLimit),
+    ...(values['push-interval'] ? { CHAT_PUSH_INTERVAL_MS: values['push-interval'] } : {}),
   };
   const nodeArgs = values['cpu-prof']
     ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`]
@@ -523,7 +526,9 @@ async function main(): Promise<void> {
           : `Clients: ${processes} processes on this host's loopback (unpinned).`) +
         `\nThe room's limit is set to ${fmt(roomLimit)} messages/s (bursts of ${fmt(2 * roomLimit)}; ` +
         `RATE_LIMIT_CHAT_ROOM_PER_SECOND, ${PRODUCT_ROOM_LIMIT} by default) so that it does not ` +
-        `refuse the offered ${fmt(msgRate)}/s; slow mode is off (the default).`,
+        `refuse the offered ${fmt(msgRate)}/s; slow mode is off (the default). ` +
+        `Room pushes written together every ${values['push-interval'] ?? '200 (the default)'} ms ` +
+        '(CHAT_PUSH_INTERVAL_MS).',
     );
     const self = fileURLToPath(import.meta.url);
     const plans: ClientPlan[] = [];

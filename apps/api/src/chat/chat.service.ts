@@ -45,11 +45,7 @@ export interface Sender {
 }
 
 const HTML_TAG = /<\s*\/?\s*[a-z!?][^>]*>/i;
-/**
- * A room's chat pushes (and reaction bursts) go out on each node at most this often, together: a
- * socket gets at most 5 writes a second from a busy chat, however many messages it carries.
- */
-export const CHAT_PUSH_INTERVAL_MS = 200;
+
 const RETENTION_SWEEP_MS = 60 * 60 * 1000;
 
 function refuse(error: string, message: string, retryAfterSeconds?: number): ChatSendAck {
@@ -68,6 +64,8 @@ export class ChatService implements OnModuleDestroy {
   private readonly slow = new Map<string, number>();
   private readonly redis: Redis | null;
   private readonly prefix: string;
+  /** A room's pushes go out on each node at most this often, together (CHAT_PUSH_INTERVAL_MS). */
+  private readonly pushIntervalMs: number;
   private readonly retention: NodeJS.Timeout;
 
   constructor(
@@ -83,6 +81,7 @@ export class ChatService implements OnModuleDestroy {
     this.redis = redis.client;
     this.prefix = `${config.redisPrefix}:chat`;
     this.roomRate = new RoomRateLimit(this.redis, this.prefix, config.chatRoomPerSecond);
+    this.pushIntervalMs = config.chatPushIntervalMs;
     this.retention = setInterval(
       () =>
         void this.repo
@@ -94,7 +93,7 @@ export class ChatService implements OnModuleDestroy {
   }
 
   attach(server: Server): void {
-    this.fanout = new RoomFanout(server, CHAT_PUSH_INTERVAL_MS, {
+    this.fanout = new RoomFanout(server, this.pushIntervalMs, {
       // Bursts from several nodes waiting for the same write are one burst of their sums.
       [CHAT_EVENTS.reactionBurst]: (queued, next) => {
         const a = queued as { stationId: string; counts: Partial<Record<ReactionKind, number>> };
