@@ -292,7 +292,7 @@ async function client(plan: ClientPlan): Promise<void> {
 
   let cpuAtStart = process.cpuUsage();
   /** What the clients took in while the load ran. */
-  let window = { bursts: 0, reads: 0, frames: 0, cpu: 0 };
+  let taken = { bursts: 0, reads: 0, frames: 0, cpu: 0 };
   process.on('message', (msg: ToClient) => {
     if (msg.type === 'start') {
       reads = 0;
@@ -330,7 +330,7 @@ async function client(plan: ClientPlan): Promise<void> {
       setTimeout(() => {
         clearInterval(tick);
         const cpu = process.cpuUsage(cpuAtStart);
-        window = { bursts, reads, frames, cpu: (cpu.user + cpu.system) / 1e6 };
+        taken = { bursts, reads, frames, cpu: (cpu.user + cpu.system) / 1e6 };
         // The last acknowledgements may still be on their way (a loaded machine): up to 30 s more.
         const deadline = Date.now() + 30_000;
         const report = () => {
@@ -342,7 +342,7 @@ async function client(plan: ClientPlan): Promise<void> {
         report();
       }, msg.seconds * 1000 + 50);
     } else if (msg.type === 'collect') {
-      send({ type: 'arrivals', latencies, ...window, connected: conns.length });
+      send({ type: 'arrivals', latencies, ...taken, connected: conns.length });
     } else {
       for (const c of conns) c.sock.destroy();
       process.exit(0);
