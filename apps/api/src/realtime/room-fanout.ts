@@ -40,7 +40,7 @@ export class RoomFanout {
   constructor(
     private readonly server: Server,
     private readonly intervalMs: number,
-    private readonly merges: Readonly<Record<string, Merge>> = {},
+    private readonly merges: Readonly<Partial<Record<string, Merge>>> = {},
   ) {
     const nsp = server.of('/');
     this.crossNodes = nsp.adapter instanceof RedisAdapter;
