@@ -251,7 +251,8 @@ async function client(plan: ClientPlan): Promise<void> {
         }
         resolve();
       };
-      const timer = setTimeout(() => finish(false), 30_000);
+      // A loaded machine answers joins slowly: how long they took is not what this measures.
+      const timer = setTimeout(() => finish(false), 120_000);
       const sock = tcpConnect({
         host: hostname,
         port: Number(port),
