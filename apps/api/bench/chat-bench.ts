@@ -172,7 +172,7 @@ async function client(plan: ClientPlan): Promise<void> {
       } else if (startsWith(buf, s + 2, e, burstEvent)) {
         bursts++;
         // One socket per process adds up what the bursts carry: the presses the nodes accepted.
-        if (c === counter) {
+        if (c === counting.conn) {
           const [, body] = JSON.parse(buf.toString('utf8', s + 2, e)) as [
             string,
             { counts: Record<string, number> },
@@ -235,7 +235,7 @@ async function client(plan: ClientPlan): Promise<void> {
   };
 
   const conns: Conn[] = [];
-  let counter: Conn | undefined;
+  const counting: { conn?: Conn } = {};
   let pressesSeen = 0;
   const open = () =>
     new Promise<void>((resolve) => {
@@ -300,7 +300,7 @@ async function client(plan: ClientPlan): Promise<void> {
     ),
   );
   if (named.some((ok) => !ok)) throw new Error('a chatter could not name itself (chat:hello)');
-  counter = conns.at(-1);
+  counting.conn = conns.at(-1);
   send({
     type: 'ready',
     connected: conns.length,
