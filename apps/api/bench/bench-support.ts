@@ -72,9 +72,11 @@ export async function startApi(
   env: NodeJS.ProcessEnv,
   core?: number,
   host = '127.0.0.1',
+  /** Node's own flags (e.g. `--cpu-prof`), before the API's script. */
+  nodeArgs: string[] = [],
 ): Promise<ApiProcess> {
   const port = await freePort();
-  const child = spawnNode([API_MAIN], {
+  const child = spawnNode([...nodeArgs, API_MAIN], {
     core,
     env: {
       PORT: String(port),

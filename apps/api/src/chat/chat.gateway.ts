@@ -15,6 +15,7 @@ import {
   type ChatSendAck,
   ErrorTag,
   GuestName,
+  type PresenceUpdate,
   REACTION_KINDS,
   type ReactionKind,
   StationId,
@@ -50,6 +51,7 @@ interface SocketData {
 type Ack = { ok: true; [k: string]: unknown } | { ok: false; error: string; message: string };
 
 const REACTION_FLUSH_MS = 500;
+const NEWCOMER_READ_MS = 100;
 const GUEST_TOKEN_TTL_S = 24 * 3600;
 
 /**
@@ -64,6 +66,7 @@ export class ChatGateway
   private readonly logger = new Logger('ChatGateway');
   private readonly guestTokens: TokenSigner<{ g: string }>;
   private readonly presenceTimers = new Map<string, NodeJS.Timeout>();
+  private readonly newcomerReads = new Map<string, { at: number; read: Promise<PresenceUpdate> }>();
   private readonly reactions = new Map<string, Partial<Record<ReactionKind, number>>>();
   private readonly reactionTimer: NodeJS.Timeout;
   private readonly offs: (() => void)[] = [];
@@ -176,10 +179,25 @@ export class ChatGateway
     // An anonymous page changes nothing the list shows (the count is the audio's, pushed when it
     // changes): the room hears only of named people; the newcomer gets the list now.
     if (listed(entry)) this.presenceChanged(stationId);
-    void this.chat
-      .presence(stationId)
+    void this.newcomerPresence(stationId)
       .then((p) => client.emit(CHAT_EVENTS.presence, p))
       .catch((err: Error) => this.logger.warn(`presence of ${stationId}: ${err.message}`));
+  }
+
+  /**
+   * The list a newcomer gets: one read of the registry shared by the joins of the same 100 ms (a
+   * crowd arriving at once would read it once each). Nothing is missed: a change after the read is
+   * pushed to the room, newcomers included, within 150 ms of it.
+   */
+  private newcomerPresence(stationId: string): Promise<PresenceUpdate> {
+    const now = Date.now();
+    const shared = this.newcomerReads.get(stationId);
+    if (shared && now - shared.at < NEWCOMER_READ_MS) return shared.read;
+    if (this.newcomerReads.size > 10_000) this.newcomerReads.clear();
+    const read = this.chat.presence(stationId);
+    this.newcomerReads.set(stationId, { at: now, read });
+    read.catch(() => this.newcomerReads.delete(stationId));
+    return read;
   }
 
   private async left(stationId: string, socketId: string): Promise<void> {
@@ -305,13 +323,16 @@ export class ChatGateway
     return { ok: true };
   }
 
-  /** Each node sends what its clients pressed, at most twice a second per station. */
+  /**
+   * Each node passes on what its clients pressed twice a second per station; bursts of several
+   * nodes that wait for the same write of the room's fan-out reach the clients as one.
+   */
   private flushReactions(): void {
     if (!this.reactions.size) return;
     const batch = [...this.reactions];
     this.reactions.clear();
     for (const [stationId, counts] of batch) {
-      this.server.to(stationRoom(stationId)).emit(CHAT_EVENTS.reactionBurst, { stationId, counts });
+      this.chat.emit(stationId, CHAT_EVENTS.reactionBurst, { stationId, counts });
       this.chat.reactionBurst(stationId, counts);
     }
   }

@@ -33,6 +33,7 @@ import {
   subjectKey,
 } from './chat.repository.js';
 import { nameSkeleton } from './names.js';
+import { RoomFanout } from '../realtime/room-fanout.js';
 import { PresenceRegistry } from './presence.registry.js';
 import { RoomRateLimit } from './room-rate.js';
 
@@ -44,6 +45,7 @@ export interface Sender {
 }
 
 const HTML_TAG = /<\s*\/?\s*[a-z!?][^>]*>/i;
+
 const RETENTION_SWEEP_MS = 60 * 60 * 1000;
 
 function refuse(error: string, message: string, retryAfterSeconds?: number): ChatSendAck {
@@ -56,12 +58,14 @@ function refuse(error: string, message: string, retryAfterSeconds?: number): Cha
 @Injectable()
 export class ChatService implements OnModuleDestroy {
   private readonly logger = new Logger('ChatService');
-  private server: Server | undefined;
+  private fanout: RoomFanout | undefined;
   /** Messages a second in one room, across every node (Redis), then refusals. */
   private readonly roomRate: RoomRateLimit;
   private readonly slow = new Map<string, number>();
   private readonly redis: Redis | null;
   private readonly prefix: string;
+  /** A room's pushes go out on each node at most this often, together (CHAT_PUSH_INTERVAL_MS). */
+  private readonly pushIntervalMs: number;
   private readonly retention: NodeJS.Timeout;
 
   constructor(
@@ -77,6 +81,7 @@ export class ChatService implements OnModuleDestroy {
     this.redis = redis.client;
     this.prefix = `${config.redisPrefix}:chat`;
     this.roomRate = new RoomRateLimit(this.redis, this.prefix, config.chatRoomPerSecond);
+    this.pushIntervalMs = config.chatPushIntervalMs;
     this.retention = setInterval(
       () =>
         void this.repo
@@ -88,11 +93,25 @@ export class ChatService implements OnModuleDestroy {
   }
 
   attach(server: Server): void {
-    this.server = server;
+    this.fanout = new RoomFanout(server, this.pushIntervalMs, {
+      // Bursts from several nodes waiting for the same write are one burst of their sums.
+      [CHAT_EVENTS.reactionBurst]: (queued, next) => {
+        const a = queued as { stationId: string; counts: Partial<Record<ReactionKind, number>> };
+        const b = next as typeof a;
+        const counts = { ...a.counts };
+        for (const [k, n] of Object.entries(b.counts))
+          counts[k as ReactionKind] = (counts[k as ReactionKind] ?? 0) + (n ?? 0);
+        return { stationId: a.stationId, counts };
+      },
+    });
   }
 
-  private emit(stationId: string, event: string, payload: unknown): void {
-    this.server?.to(stationRoom(stationId)).emit(event, payload);
+  /**
+   * `event` to everyone in the station's room, on every node, in the order pushed: through the
+   * room's batched fan-out, so a busy chat costs each socket a few writes a second.
+   */
+  emit(stationId: string, event: string, payload: unknown): void {
+    this.fanout?.push(stationRoom(stationId), event, payload);
   }
 
   async presence(stationId: string): Promise<PresenceUpdate> {
@@ -496,5 +515,6 @@ export class ChatService implements OnModuleDestroy {
 
   onModuleDestroy(): void {
     clearInterval(this.retention);
+    this.fanout?.close();
   }
 }

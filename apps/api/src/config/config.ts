@@ -54,6 +54,7 @@ const EnvSchema = z.object({
   VIEWER_COUNT_PER_ADDRESS: int(10),
   RATE_LIMIT_SOCKET_EVENTS_PER_SECOND: z.coerce.number().int().positive().default(10),
   RATE_LIMIT_CHAT_ROOM_PER_SECOND: int(20),
+  CHAT_PUSH_INTERVAL_MS: z.coerce.number().int().min(0).max(1000).default(200),
   RTC_ANNOUNCED_ADDRESS: z.string().optional(),
   RTC_PORT_MIN: int(0),
   RTC_PORT_MAX: int(0),
@@ -225,6 +226,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     },
     /** Chat messages a second in one station's room across every API node (bursts of twice that); `0` turns it off. */
     chatRoomPerSecond: e.RATE_LIMIT_CHAT_ROOM_PER_SECOND,
+    /** A busy room's chat pushes and reaction bursts are written to each socket together, at most this often (ms). */
+    chatPushIntervalMs: e.CHAT_PUSH_INTERVAL_MS,
     rtc: {
       announcedAddress: e.RTC_ANNOUNCED_ADDRESS,
       portRange:
