@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import nodemailer, { type Transporter } from 'nodemailer';
@@ -83,7 +83,11 @@ export class AuthMailer implements OnApplicationBootstrap {
     const now = new Date();
     const name = `${now.toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}.eml`;
     const path = join(this.sinkDir, name);
-    await writeFile(path, toEml(mail, this.config.mailFrom, now), { mode: 0o600, flag: 'wx' });
+    // Written aside and renamed into place (as maildir does): whoever watches the folder for new
+    // `.eml` files never reads one half-written.
+    const part = join(this.sinkDir, `.${name}.part`);
+    await writeFile(part, toEml(mail, this.config.mailFrom, now), { mode: 0o600, flag: 'wx' });
+    await rename(part, path);
     return path;
   }
 

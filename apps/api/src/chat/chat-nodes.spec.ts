@@ -40,7 +40,7 @@ describe('presence and chat across three API processes on PostgreSQL + Redis', (
     for (const s of sockets) s.disconnect();
     await Promise.all(nodes.map((n) => n.stop()));
     await db.drop();
-  });
+  }, 60_000);
 
   it('shows a listener on another node, delivers each message once everywhere, and drops a killed node’s listeners within the expiry', async () => {
     const [a, b, c] = nodes as [NodeProcess, NodeProcess, NodeProcess];
