@@ -552,7 +552,7 @@ async function main(): Promise<void> {
         `\nThe room's limit is set to ${fmt(roomLimit)} messages/s (bursts of ${fmt(2 * roomLimit)}; ` +
         `RATE_LIMIT_CHAT_ROOM_PER_SECOND, ${PRODUCT_ROOM_LIMIT} by default) so that it does not ` +
         `refuse the offered ${fmt(msgRate)}/s; slow mode is off (the default). ` +
-        `Room pushes written together every ${values['push-interval'] ?? '200 (the default)'} ms ` +
+        `Room pushes written together every ${values['push-interval'] ?? '500 (the default)'} ms ` +
         '(CHAT_PUSH_INTERVAL_MS).',
     );
     const self = fileURLToPath(import.meta.url);

@@ -54,7 +54,7 @@ const EnvSchema = z.object({
   VIEWER_COUNT_PER_ADDRESS: int(10),
   RATE_LIMIT_SOCKET_EVENTS_PER_SECOND: z.coerce.number().int().positive().default(10),
   RATE_LIMIT_CHAT_ROOM_PER_SECOND: int(20),
-  CHAT_PUSH_INTERVAL_MS: z.coerce.number().int().min(0).max(1000).default(200),
+  CHAT_PUSH_INTERVAL_MS: z.coerce.number().int().min(0).max(1000).default(500),
   RTC_ANNOUNCED_ADDRESS: z.string().optional(),
   RTC_PORT_MIN: int(0),
   RTC_PORT_MAX: int(0),
