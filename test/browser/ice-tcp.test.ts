@@ -8,15 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext } from 'playwright-core';
 import type { MediaEngine } from '@radiobroadcaster/sfu';
 import type { TestApp, TestUser } from '../../apps/api/testing/test-app.js';
-import { signUp } from '../../apps/api/testing/test-app.js';
 import { MEDIA_ENGINE } from '../../apps/api/src/media/media.providers.js';
 import { launchChromiumWithoutUdp, toneProminence } from '../support/browser.js';
-import {
-  type CliBroadcast,
-  cliBroadcastTone,
-  createStation,
-  startWebApp,
-} from '../support/web-app.js';
+import { type CliBroadcast, stationOnAirWithTone, startWebApp } from '../support/web-app.js';
 
 const TONE_HZ = 440;
 
@@ -30,15 +24,13 @@ describe('a listener whose UDP is blocked connects over ICE-TCP, without a relay
   beforeAll(async () => {
     app = await startWebApp({ RTC_UDP_PORT: '0', RTC_TCP_PORT: '0', ICE_SERVERS: '[]' });
     browser = await launchChromiumWithoutUdp();
-    owner = await signUp(app.url);
-    const created = await createStation(app.url, owner, { name: 'TCP FM', slug: 'tcp-fm' });
+    let created;
+    ({ owner, created, cli } = await stationOnAirWithTone(
+      app.url,
+      { name: 'TCP FM', slug: 'tcp-fm' },
+      TONE_HZ,
+    ));
     slug = created.station.slug;
-    cli = await cliBroadcastTone({
-      server: app.url,
-      station: `${owner.username}/${slug}`,
-      token: created.streamToken.token,
-      hz: TONE_HZ,
-    });
   }, 90_000);
 
   afterAll(async () => {

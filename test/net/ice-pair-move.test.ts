@@ -22,7 +22,6 @@ import type { Browser, Page } from 'playwright-core';
 import type { EngineEvent, MediaEngine } from '@radiobroadcaster/sfu';
 import {
   freeLoopbackPort,
-  signUp,
   startTestApp,
   type TestApp,
   type TestUser,
@@ -36,7 +35,7 @@ import {
 } from '../support/browser.js';
 import { enginesHere, freeUdpPorts, selectedPairs } from '../support/engines.js';
 import { holdsFor } from '../support/wait.js';
-import { type CliBroadcast, cliBroadcastTone, createStation, until } from '../support/web-app.js';
+import { type CliBroadcast, stationOnAirWithTone, until } from '../support/web-app.js';
 
 const TONE_HZ = 440;
 const AUDIO = '[data-testid=station-audio]';
@@ -209,15 +208,13 @@ const ENGINES = enginesHere('ice-pair-move');
         // its real addresses in its candidates, as the SFU sees them
         extraArgs: ['--disable-features=WebRtcHideLocalIpsWithMdns'],
       });
-      owner = await signUp(app.url);
-      const created = await createStation(app.url, owner, { name: 'Move FM', slug: 'move-fm' });
+      let created;
+      ({ owner, created, cli } = await stationOnAirWithTone(
+        app.url,
+        { name: 'Move FM', slug: 'move-fm' },
+        TONE_HZ,
+      ));
       slug = created.station.slug;
-      cli = await cliBroadcastTone({
-        server: app.url,
-        station: `${owner.username}/${slug}`,
-        token: created.streamToken.token,
-        hz: TONE_HZ,
-      });
     }, 90_000);
 
     afterAll(async () => {

@@ -12,7 +12,6 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import type { TestApp, TestUser } from '../../apps/api/testing/test-app.js';
-import { signUp } from '../../apps/api/testing/test-app.js';
 import {
   launchChromium,
   peerConnectionRoutes,
@@ -21,8 +20,7 @@ import {
 } from '../support/browser.js';
 import {
   type CliBroadcast,
-  cliBroadcastTone,
-  createStation,
+  stationOnAirWithTone,
   freePort,
   getStation,
   startWebApp,
@@ -106,17 +104,14 @@ if (why) console.warn(`player-late-webrtc skipped: ${why}`);
         startWebApp({ RTC_UDP_PORT: String(sfuPort), ICE_SERVERS: '[]' }),
         launchChromium(),
       ]);
-      owner = await signUp(app.url);
-      const created = await createStation(app.url, owner, { name: 'Late Link FM' });
+      let created;
+      ({
+        owner,
+        created,
+        cli: broadcast,
+      } = await stationOnAirWithTone(app.url, { name: 'Late Link FM' }, TONE_HZ, 30_000));
       stationId = created.station.id;
       slug = created.station.slug;
-      broadcast = await cliBroadcastTone({
-        server: app.url,
-        station: `${owner.username}/${slug}`,
-        token: created.streamToken.token,
-        hz: TONE_HZ,
-        timeoutMs: 30_000,
-      });
     }, 90_000);
 
     afterAll(async () => {

@@ -13,6 +13,7 @@ import {
   freeLoopbackPort,
   type TestApp,
   type TestUser,
+  signUp,
   startTestApp,
 } from '../../apps/api/testing/test-app.js';
 
@@ -69,6 +70,25 @@ export function createStation(
   body: { name: string; slug?: string; description?: string },
 ): Promise<CreateStationResponse> {
   return api<CreateStationResponse>(url, '/api/stations', user, body);
+}
+
+/** A new owner's new station, on air with the CLI's tone: the set-up of the tests that listen to one. */
+export async function stationOnAirWithTone(
+  url: string,
+  station: { name: string; slug?: string },
+  hz: number,
+  timeoutMs?: number,
+): Promise<{ owner: TestUser; created: CreateStationResponse; cli: CliBroadcast }> {
+  const owner = await signUp(url);
+  const created = await createStation(url, owner, station);
+  const cli = await cliBroadcastTone({
+    server: url,
+    station: `${owner.username}/${created.station.slug}`,
+    token: created.streamToken.token,
+    hz,
+    timeoutMs,
+  });
+  return { owner, created, cli };
 }
 
 export function setNowPlaying(
