@@ -4,6 +4,8 @@ import type { INestApplication } from '@nestjs/common';
 import { createApp } from './bootstrap.js';
 import { loadConfig, settleListeningPort, type AppConfig } from './config/config.js';
 import { StartupError } from './common/startup-error.js';
+import { EXIT_FLUSH_MS, flushLogsAtExitBy } from './common/logger.js';
+import { killAt } from './common/exit-watchdog.js';
 
 try {
   const config = loadConfig();
@@ -26,8 +28,11 @@ try {
 /**
  * SIGTERM/SIGINT: the app's shutdown hooks close every source, listener and relay and end the
  * stations this process carries, then the process exits 0. Within `SHUTDOWN_GRACE_SECONDS` at
- * most: connections still open at half of it are cut (whatever holds them), and at the end the
- * process exits 1 whatever is left, before an orchestrator's SIGKILL.
+ * most: connections still open at half of it are cut (whatever holds them), near its end the
+ * process exits 1 whatever is left, log lines stdout does not take by then are dropped, and should
+ * even that not run (the event loop blocked) a watchdog thread kills the process at the grace.
+ * A second SIGTERM or SIGINT ends it at once (Node's default action: the handlers are gone).
+ * Before the app listens there is no handler: a signal during start ends the process at once.
  */
 function stopOnSignals(app: INestApplication, config: AppConfig): void {
   // Every connection of the HTTP server, including the ones Icecast sources took over.
@@ -36,19 +41,26 @@ function stopOnSignals(app: INestApplication, config: AppConfig): void {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
+    // The next signal is not handled: it ends the process at once, whatever it is doing.
+    process.off('SIGTERM', stop);
+    process.off('SIGINT', stop);
     const graceMs = config.shutdownGraceMs;
+    const deadline = Date.now() + graceMs;
+    killAt(deadline);
+    flushLogsAtExitBy(deadline);
     console.log(`Radio Broadcaster stopping (${signal}; at most ${graceMs / 1000} s)`);
     setTimeout(() => {
       for (const s of sockets) s.destroy();
     }, graceMs / 2).unref();
-    setTimeout(() => {
-      console.error(`Radio Broadcaster did not stop within ${graceMs / 1000} s: exiting`);
-      process.exit(1);
-    }, graceMs).unref();
+    // Early enough for the log lines to be written before the deadline.
+    setTimeout(
+      () => {
+        console.error(`Radio Broadcaster did not stop within ${graceMs / 1000} s: exiting`);
+        process.exit(1);
+      },
+      graceMs - Math.min(EXIT_FLUSH_MS, graceMs / 4),
+    ).unref();
     app.close().then(
       () => process.exit(0),
       (err: Error) => {
@@ -57,6 +69,6 @@ function stopOnSignals(app: INestApplication, config: AppConfig): void {
       },
     );
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
 }

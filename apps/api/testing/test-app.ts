@@ -258,6 +258,10 @@ export interface NodeProcess {
   exited: Promise<void>;
   /** The exit code once it exited (null while running, or when a signal ended it). */
   exitCode: () => number | null;
+  /** The signal that ended it (null while running, or when it exited with a code). */
+  exitSignal: () => NodeJS.Signals | null;
+  /** Stops reading its stdout and stderr, as a parent that is busy elsewhere (the pipes fill up). */
+  stopReading: () => void;
   kill: () => void;
   stop: () => Promise<void>;
 }
@@ -308,6 +312,13 @@ export async function spawnUntilListening(
     output: () => output,
     exited,
     exitCode: () => child.exitCode,
+    exitSignal: () => child.signalCode,
+    stopReading: () => {
+      for (const stream of [child.stdout, child.stderr]) {
+        stream.removeAllListeners('data');
+        stream.pause();
+      }
+    },
     kill: () => child.kill('SIGKILL'),
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

@@ -47,8 +47,45 @@ export function createPino(level: string, destination?: DestinationStream): Logg
   const options = { level, redact: { paths: REDACT, censor: '[redacted]' } };
   if (destination) return pino(options, destination);
   if (process.stdout.isTTY) return pino(options, prettyStream());
-  // Asynchronous writes: a burst of requests costs a few large writes, not one syscall each.
-  return pino(options, pino.destination({ dest: 1, sync: false }));
+  return pino(options, stdoutDestination());
+}
+
+/** The longest log lines still waiting for stdout may hold up the process's exit. */
+export const EXIT_FLUSH_MS = 1000;
+
+/** When the process must be gone at the latest (set by a shutdown: its deadline). */
+let exitBy = Infinity;
+
+/** Logs waiting for stdout hold up the exit until `deadline` (epoch ms) at the latest. */
+export function flushLogsAtExitBy(deadline: number): void {
+  exitBy = Math.min(exitBy, deadline);
+}
+
+/**
+ * stdout, written asynchronously: a burst of requests costs a few large writes, not one syscall
+ * each. At exit pino writes what is left synchronously, and on a pipe its reader no longer reads
+ * (a full pipe: EAGAIN) it would retry every 100 ms for ever, blocking the exit and every timer:
+ * here that flush stops at `EXIT_FLUSH_MS` or the shutdown's deadline, and the rest is dropped.
+ */
+function stdoutDestination(): DestinationStream {
+  let giveUpAt = Infinity;
+  const stdout = pino.destination({
+    dest: 1,
+    sync: false,
+    // A full pipe is waited on while the process runs (asynchronously); at exit until `giveUpAt`.
+    retryEAGAIN: () => Date.now() < giveUpAt,
+  });
+  // Before pino's own flush at exit (which retries for ever), so that one finds nothing to do.
+  process.prependListener('exit', () => {
+    giveUpAt = Math.min(Date.now() + EXIT_FLUSH_MS, exitBy);
+    try {
+      stdout.flushSync();
+    } catch {
+      // Nobody reads stdout (or it is gone): the lines left are dropped, pino's flush skipped.
+      stdout.destroy();
+    }
+  });
+  return stdout;
 }
 
 /** What a log record may carry that the terminal line puts in its message. */
