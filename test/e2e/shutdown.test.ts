@@ -210,10 +210,7 @@ describe('SIGTERM ends the process whatever it is doing (PostgreSQL + Redis)', (
   it('is killed at the grace when its event loop is blocked', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rb-shutdown-block-'));
     const preload = join(dir, 'block-on-sigterm.mjs');
-    writeFileSync(
-      preload,
-      "process.on('SIGTERM', () => setImmediate(() => { for (;;); }));\n",
-    );
+    writeFileSync(preload, "process.on('SIGTERM', () => setImmediate(() => { for (;;); }));\n");
     const api = await spawnApiProcess(
       await envFor({ NODE_OPTIONS: `--import=${preload}` }),
       120_000,
@@ -233,7 +230,9 @@ describe('SIGTERM ends the process whatever it is doing (PostgreSQL + Redis)', (
     const main = fileURLToPath(new URL('../../apps/api/dist/main.js', import.meta.url));
     const env = await envFor();
     const dbName = new URL(env.DATABASE_URL).pathname.slice(1);
-    const admin = new pg.Client({ connectionString: env.DATABASE_URL.replace(/\/[^/]+$/, '/test') });
+    const admin = new pg.Client({
+      connectionString: env.DATABASE_URL.replace(/\/[^/]+$/, '/test'),
+    });
     await admin.connect();
     cleanup.push(() => admin.end());
     for (const moment of ['spawned', 'database connected'] as const) {
@@ -265,7 +264,12 @@ describe('SIGTERM ends the process whatever it is doing (PostgreSQL + Redis)', (
               )
             ).rows[0]!.n,
           );
-        await waitUntil(async () => (await connections()) > 0, 60_000, 'the API on its database', 10);
+        await waitUntil(
+          async () => (await connections()) > 0,
+          60_000,
+          'the API on its database',
+          10,
+        );
       }
       const listening = output.includes('listening on');
       const started = Date.now();
