@@ -68,6 +68,9 @@ export function flushLogsAtExitBy(deadline: number): void {
  * here that flush stops at `EXIT_FLUSH_MS` or the shutdown's deadline, and the rest is dropped.
  */
 function stdoutDestination(): DestinationStream {
+  // Node makes a stdout pipe non-blocking when process.stdout is first read (createPino's isTTY, so
+  // before any line): a full pipe answers EAGAIN. A blocking one would hold a thread-pool thread in
+  // write(), and process.exit, which waits for those threads, for ever.
   let giveUpAt = Infinity;
   const stdout = pino.destination({
     dest: 1,
