@@ -14,6 +14,7 @@ import {
   freeLoopbackPort,
   signUp,
   spawnApiProcess,
+  TEST_PG_URL,
   TEST_REDIS_URL,
   type NodeProcess,
 } from '../../apps/api/testing/test-app.js';
@@ -230,9 +231,7 @@ describe('SIGTERM ends the process whatever it is doing (PostgreSQL + Redis)', (
     const main = fileURLToPath(new URL('../../apps/api/dist/main.js', import.meta.url));
     const env = await envFor();
     const dbName = new URL(env.DATABASE_URL).pathname.slice(1);
-    const admin = new pg.Client({
-      connectionString: env.DATABASE_URL.replace(/\/[^/]+$/, '/test'),
-    });
+    const admin = new pg.Client({ connectionString: TEST_PG_URL });
     await admin.connect();
     cleanup.push(() => admin.end());
     for (const moment of ['spawned', 'database connected'] as const) {
