@@ -61,6 +61,15 @@ export function flushLogsAtExitBy(deadline: number): void {
   exitBy = Math.min(exitBy, deadline);
 }
 
+type Destination = ReturnType<typeof pino.destination>;
+
+/** Past this (epoch ms) a full stdout pipe is no longer waited on: set when the process exits. */
+let giveUpAt = Infinity;
+
+/** The stdout destinations to flush at exit (one per app; tests build several in one process). */
+const toFlush = new Set<WeakRef<Destination>>();
+let flushingAtExit = false;
+
 /**
  * stdout, written asynchronously: a burst of requests costs a few large writes, not one syscall
  * each. At exit pino writes what is left synchronously, and on a pipe its reader no longer reads
@@ -71,7 +80,6 @@ function stdoutDestination(): DestinationStream {
   // Node makes a stdout pipe non-blocking when process.stdout is first read (createPino's isTTY, so
   // before any line): a full pipe answers EAGAIN. A blocking one would hold a thread-pool thread in
   // write(), and process.exit, which waits for those threads, for ever.
-  let giveUpAt = Infinity;
   const stdout = pino.destination({
     dest: 1,
     sync: false,
@@ -79,16 +87,24 @@ function stdoutDestination(): DestinationStream {
     retryEAGAIN: () => Date.now() < giveUpAt,
   });
   // Before pino's own flush at exit (which retries for ever), so that one finds nothing to do.
-  process.prependListener('exit', () => {
-    giveUpAt = Math.min(Date.now() + EXIT_FLUSH_MS, exitBy);
+  if (!flushingAtExit) process.prependListener('exit', flushWithinLimit);
+  flushingAtExit = true;
+  for (const ref of toFlush) if (!ref.deref()) toFlush.delete(ref);
+  toFlush.add(new WeakRef(stdout));
+  return stdout;
+}
+
+function flushWithinLimit(): void {
+  giveUpAt = Math.min(Date.now() + EXIT_FLUSH_MS, exitBy);
+  for (const ref of toFlush) {
+    const stdout = ref.deref();
     try {
-      stdout.flushSync();
+      stdout?.flushSync();
     } catch {
       // Nobody reads stdout (or it is gone): the lines left are dropped, pino's flush skipped.
-      stdout.destroy();
+      stdout?.destroy();
     }
-  });
-  return stdout;
+  }
 }
 
 /** What a log record may carry that the terminal line puts in its message. */
