@@ -54,13 +54,11 @@ function stopOnSignals(app: INestApplication, config: AppConfig): void {
       for (const s of sockets) s.destroy();
     }, graceMs / 2).unref();
     // Early enough for the log lines to be written before the deadline.
-    setTimeout(
-      () => {
-        console.error(`Radio Broadcaster did not stop within ${graceMs / 1000} s: exiting`);
-        process.exit(1);
-      },
-      graceMs - Math.min(EXIT_FLUSH_MS, graceMs / 4),
-    ).unref();
+    const exitAfterMs = graceMs - Math.min(EXIT_FLUSH_MS, graceMs / 4);
+    setTimeout(() => {
+      console.error(`Radio Broadcaster did not stop within ${exitAfterMs / 1000} s: exiting`);
+      process.exit(1);
+    }, exitAfterMs).unref();
     app.close().then(
       () => process.exit(0),
       (err: Error) => {
