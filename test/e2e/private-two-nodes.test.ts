@@ -8,7 +8,7 @@ import { LISTENING_TTL_MS } from '../../apps/api/src/access/access-sessions.js';
 import {
   createTestDatabase,
   signUp,
-  spawnApiProcess,
+  apiNodes,
   TEST_REDIS_URL,
   type TestUser,
 } from '../../apps/api/testing/test-app.js';
@@ -24,7 +24,8 @@ import { createRadioStation, oggListener, type RadioStation } from '../support/r
  */
 describe('private stations on two API nodes (PostgreSQL + Redis)', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let nodes: Awaited<ReturnType<typeof spawnApiProcess>>[] = [];
+  const api = apiNodes();
+  const nodes = api.list;
   let owner: TestUser;
   let s: RadioStation;
   let broadcaster: RunningProcess | undefined;
@@ -41,16 +42,15 @@ describe('private stations on two API nodes (PostgreSQL + Redis)', () => {
       RATE_LIMIT_PUBLISH_PER_MINUTE: '1000',
     };
     // Sequentially: both run the migrations at start, the second finds them applied.
-    nodes.push(await spawnApiProcess(env));
-    nodes.push(await spawnApiProcess(env));
+    await api.start(env);
+    await api.start(env);
     owner = await signUp(nodes[0]!.url);
     s = await createRadioStation(nodes[0]!.url, owner, 'Two Node Choir');
   }, 90_000);
 
   afterAll(async () => {
     await broadcaster?.stop('SIGKILL');
-    await Promise.all(nodes.map((n) => n.stop()));
-    nodes = [];
+    await api.stopAll();
     await db.drop();
   });
 

@@ -336,6 +336,40 @@ export async function spawnUntilListening(
 }
 
 /**
+ * API processes a test file starts one after another (the first runs the migrations) and stops
+ * together. `stopAll` also stops a process still starting when it is called (a `beforeAll` that ran
+ * out of time while the next boot was under way): an array filled by `push(await …)` never sees
+ * that one, and it ran on, unstopped, for the rest of the suite. A start that ends after `stopAll`
+ * stops its process and rejects.
+ */
+export function apiNodes() {
+  const starting: Promise<NodeProcess>[] = [];
+  const list: NodeProcess[] = [];
+  let closed = false;
+  return {
+    /** The processes started so far, in order. */
+    list,
+    async start(env: NodeJS.ProcessEnv, timeoutMs?: number): Promise<NodeProcess> {
+      if (closed) throw new Error('apiNodes: already stopped');
+      const next = spawnApiProcess(env, timeoutMs);
+      starting.push(next);
+      const node = await next;
+      if (closed) {
+        await node.stop();
+        throw new Error('apiNodes: stopped while this process was starting');
+      }
+      list.push(node);
+      return node;
+    },
+    async stopAll(): Promise<void> {
+      closed = true;
+      const all = await Promise.allSettled(starting);
+      await Promise.all(all.map((r) => (r.status === 'fulfilled' ? r.value.stop() : undefined)));
+    },
+  };
+}
+
+/**
  * A real API process from the compiled app (`npm run build` first), on a free port (or `env.PORT`)
  * whose address is its PUBLIC_URL unless `env` says otherwise.
  */

@@ -8,7 +8,7 @@ import {
   createTestDatabase,
   type NodeProcess,
   signUp,
-  spawnApiProcess,
+  apiNodes,
   TEST_REDIS_URL,
 } from '../../testing/test-app.js';
 import { ENTRY_TTL_MS, HEARTBEAT_MS } from './presence.registry.js';
@@ -16,7 +16,8 @@ import { ENTRY_TTL_MS, HEARTBEAT_MS } from './presence.registry.js';
 type Ack = { ok: boolean; [k: string]: unknown };
 
 describe('presence and chat across three API processes on PostgreSQL + Redis', () => {
-  const nodes: NodeProcess[] = [];
+  const api = apiNodes();
+  const nodes = api.list;
   const sockets: Socket[] = [];
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
 
@@ -33,12 +34,12 @@ describe('presence and chat across three API processes on PostgreSQL + Redis', (
       DATA_DIR: `/tmp/rb-chat-nodes-${randomBytes(4).toString('hex')}`,
     };
     // Sequentially: the first runs the migrations.
-    for (let i = 0; i < 3; i++) nodes.push(await spawnApiProcess(env));
-  }, 120_000);
+    for (let i = 0; i < 3; i++) await api.start(env);
+  }, 180_000);
 
   afterAll(async () => {
     for (const s of sockets) s.disconnect();
-    await Promise.all(nodes.map((n) => n.stop()));
+    await api.stopAll();
     await db.drop();
   }, 60_000);
 

@@ -8,7 +8,7 @@ import {
   createTestDatabase,
   type NodeProcess,
   signUp,
-  spawnApiProcess,
+  apiNodes,
   TEST_REDIS_URL,
 } from '../../testing/test-app.js';
 
@@ -21,7 +21,8 @@ const GUESTS_PER_NODE = 6;
 const SENDS_EACH = 4;
 
 describe('the per-room chat rate limit across two API processes on one Redis', () => {
-  const nodes: NodeProcess[] = [];
+  const api = apiNodes();
+  const nodes = api.list;
   const sockets: Socket[] = [];
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
 
@@ -36,12 +37,12 @@ describe('the per-room chat rate limit across two API processes on one Redis', (
       RATE_LIMIT_CHAT_ROOM_PER_SECOND: String(PER_SECOND),
     };
     // Sequentially: the first runs the migrations.
-    for (let i = 0; i < 2; i++) nodes.push(await spawnApiProcess(env));
+    for (let i = 0; i < 2; i++) await api.start(env);
   }, 120_000);
 
   afterAll(async () => {
     for (const s of sockets) s.disconnect();
-    await Promise.all(nodes.map((n) => n.stop()));
+    await api.stopAll();
     await db.drop();
   });
 

@@ -2,15 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { StationUpdatePush } from '@radiobroadcaster/contracts';
 import { io, type Socket } from 'socket.io-client';
-import {
-  createTestDatabase,
-  signUp,
-  spawnApiProcess,
-  TEST_REDIS_URL,
-} from '../../testing/test-app.js';
+import { createTestDatabase, signUp, apiNodes, TEST_REDIS_URL } from '../../testing/test-app.js';
 
 describe('two API processes sharing PostgreSQL and Redis', () => {
-  let nodes: Awaited<ReturnType<typeof spawnApiProcess>>[] = [];
+  const api = apiNodes();
+  const nodes = api.list;
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let socket: Socket | undefined;
 
@@ -24,14 +20,13 @@ describe('two API processes sharing PostgreSQL and Redis', () => {
       DATA_DIR: `/tmp/rb-two-nodes-${randomBytes(4).toString('hex')}`,
     };
     // Sequentially: both run the migrations at start, the second finds them applied.
-    nodes.push(await spawnApiProcess(env));
-    nodes.push(await spawnApiProcess(env));
-  }, 60_000);
+    await api.start(env);
+    await api.start(env);
+  }, 120_000);
 
   afterAll(async () => {
     socket?.disconnect();
-    await Promise.all(nodes.map((n) => n.stop()));
-    nodes = [];
+    await api.stopAll();
     await db.drop();
   });
 
