@@ -31,6 +31,14 @@ export interface ChromiumRunResult {
   packetsLost: number;
   /** Share of the audio played out that was concealed (%), over all WebRTC listeners. */
   concealedPercent: number;
+  /** NACK packets the WebRTC listeners sent (inbound-rtp nackCount, summed). */
+  nacksSent: number;
+  /**
+   * Their mean jitter-buffer delay (ms): Chromium's NetEq asks again only for a packet whose time to
+   * play is longer than the round trip (nack_tracker.cc), so with a buffer shorter than the RTT a
+   * lost packet is concealed, not resent.
+   */
+  jitterBufferMs: number;
 }
 
 const FLAGS = [
@@ -54,7 +62,15 @@ interface PageReport {
   upgrades: number;
   state: string | null;
   error: string | null;
-  stats: { received: number; lost: number; concealed: number; samples: number } | null;
+  stats: {
+    received: number;
+    lost: number;
+    concealed: number;
+    samples: number;
+    nacks: number;
+    jbDelayS: number;
+    jbEmitted: number;
+  } | null;
 }
 
 export async function chromiumListeners(o: {
@@ -140,9 +156,13 @@ export async function chromiumListeners(o: {
       packetsReceived: 0,
       packetsLost: 0,
       concealedPercent: 0,
+      nacksSent: 0,
+      jitterBufferMs: NaN,
     };
     let concealed = 0;
     let samples = 0;
+    let jbDelayS = 0;
+    let jbEmitted = 0;
     for (const r of reports) {
       if (r.live) result.firstAudioSamples.push(Math.round(r.live.t));
       // WebRTC audio came (from the start, or the switch from the stream): it connected
@@ -154,6 +174,9 @@ export async function chromiumListeners(o: {
         result.packetsLost += r.stats?.lost ?? 0;
         concealed += r.stats?.concealed ?? 0;
         samples += r.stats?.samples ?? 0;
+        result.nacksSent += r.stats?.nacks ?? 0;
+        jbDelayS += r.stats?.jbDelayS ?? 0;
+        jbEmitted += r.stats?.jbEmitted ?? 0;
       } else if (r.live) result.viaHttp++;
       else {
         result.failed++;
@@ -164,6 +187,7 @@ export async function chromiumListeners(o: {
       }
     }
     result.concealedPercent = samples ? (100 * concealed) / samples : NaN;
+    result.jitterBufferMs = jbEmitted ? (1000 * jbDelayS) / jbEmitted : NaN;
     return result;
   } finally {
     await browser.close().catch(() => undefined);
@@ -195,6 +219,9 @@ const REPORT = `(async () => {
           lost: Number(s.packetsLost ?? 0),
           concealed: Number(s.concealedSamples ?? 0),
           samples: Number(s.totalSamplesReceived ?? 0),
+          nacks: Number(s.nackCount ?? 0),
+          jbDelayS: Number(s.jitterBufferDelay ?? 0),
+          jbEmitted: Number(s.jitterBufferEmittedCount ?? 0),
         };
       }
     });

@@ -380,7 +380,8 @@ async function main(): Promise<void> {
               `page → first audio p50 ${fa.p50} ms p95 ${fa.p95} ms · page → WebRTC audio p50 ${wa.p50} ms ` +
               `p95 ${wa.p95} ms · packets lost after ` +
               `retransmission ${c.packetsLost} of ${c.packetsReceived + c.packetsLost} (${lossPct.toFixed(3)} %) · ` +
-              `audio concealed ${c.concealedPercent.toFixed(2)} %`,
+              `audio concealed ${c.concealedPercent.toFixed(2)} % · NACKs sent ${c.nacksSent} · ` +
+              `jitter buffer ${c.jitterBufferMs.toFixed(0)} ms`,
           );
           for (const [why, n] of Object.entries(c.errors))
             console.log(`  did not play ×${n}: ${why}`);
