@@ -15,6 +15,10 @@
  * Needs root (ip netns, nft); prints why and exits 0 otherwise.
  * Options: --runs 3 --listeners 20 --duration 30 (seconds of listening per run); 200 joins a profile:
  * --joins 200 (runs of --listeners until 200 joined). --profile "rttMs,jitterMs,lossPercent" runs one profile.
+ * --engine werift|mediasoup: the SFU engine (default werift, whatever `MEDIA_ENGINE` says, since the
+ * choice changes what is measured). For Chromium listeners the delay and jitter are applied at the
+ * SFU's sockets, which the shim reaches in werift (Node) and not in mediasoup's worker (C++): there
+ * the Chromium runs have the loss only, and the report says so.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -50,8 +54,13 @@ const { values } = parseArgs({
     baseline: { type: 'boolean', default: false },
     /** One custom profile instead of the two: "rttMs,jitterMs,lossPercent". */
     profile: { type: 'string' },
+    engine: { type: 'string', default: 'werift' },
   },
 });
+const ENGINE = values.engine!;
+if (ENGINE !== 'werift' && ENGINE !== 'mediasoup') {
+  throw new Error(`--engine must be werift or mediasoup (got ${ENGINE})`);
+}
 const LISTENERS = Number(values.listeners);
 const RUNS = values.joins ? Math.ceil(Number(values.joins) / LISTENERS) : Number(values.runs);
 const DURATION_S = Number(values.duration);
@@ -266,8 +275,14 @@ async function main(): Promise<void> {
       ? '# bench:net — tc netem on both ends of each veth\n'
       : '# bench:net — this kernel has no netem (CONFIG_NET_SCH_NETEM unset): loss by nftables on the\n' +
           '# clients’ veths (numgen random, both directions: the SFU’s side loses datagrams too); delay and\n' +
-          '# jitter at the client processes’ sockets (apps/cli/bench/netem-shim.ts)\n',
+          (CHROMIUM
+            ? ENGINE === 'werift'
+              ? '# jitter at the SFU process’s sockets (Chromium cannot load apps/cli/bench/netem-shim.ts)\n'
+              : '# jitter NOT APPLIED: Chromium cannot load the socket shim, and mediasoup’s worker (C++) is\n' +
+                '# out of its reach at the SFU: these runs have the loss only\n'
+            : '# jitter at the client processes’ sockets (apps/cli/bench/netem-shim.ts)\n'),
   );
+  console.log(`# SFU engine: ${ENGINE} (--engine)\n`);
   const dataDir = mkdtempSync(join(tmpdir(), 'rb-bench-net-'));
   /** Chromium runs: the delay at the SFU's sockets, set per profile (netem-shim.ts reads it). */
   const sfuNetem = join(dataDir, 'sfu-netem');
@@ -279,6 +294,7 @@ async function main(): Promise<void> {
       ...(CHROMIUM ? { RB_NETEM_FILE: sfuNetem } : {}),
       PORT: String(API_PORT),
       HOST: '0.0.0.0',
+      MEDIA_ENGINE: ENGINE,
       PUBLIC_URL: `http://${LINKS[1]!.aIp}:${API_PORT}`,
       RATE_LIMIT_PUBLISH_PER_MINUTE: '1000',
       // as the compose files and the Kubernetes manifests deploy it: one UDP and one TCP port
