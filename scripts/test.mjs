@@ -13,10 +13,16 @@
  * No --forceExit: a run whose Jest is still alive EXIT_GRACE_MS after writing its report has a test
  * that left a handle open; it is stopped with a warning naming the cause (rather than hanging CI),
  * and its result is its report's. RB_TEST_STRICT_EXIT=1 fails such a run (once no test leaks).
+ *
+ * Each Jest run is a process group of its own: when it ends, any process the tests started that is
+ * still running (an API process, SFU node, CLI or ffmpeg a test did not stop: a hook that timed out
+ * before its process was up, a Jest stopped above) is named in a warning and killed, so it does not
+ * take CPU from the runs after it (one such API process once ran through 36 minutes of a CI run).
+ * RB_TEST_STRICT_EXIT=1 fails such a run too.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { constants, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -31,12 +37,74 @@ const extra = process.argv.slice(2);
 const out = mkdtempSync(join(tmpdir(), 'rb-test-'));
 const EXIT_GRACE_MS = 15_000;
 
-/** Runs Jest; resolves with its exit code, or -1 if it outlived its report by EXIT_GRACE_MS. */
-function jestRun(args, report, env) {
+/**
+ * The processes of process group `pgid` still running (Linux: /proc; elsewhere none are found), with
+ * how long each has run and its command line.
+ */
+function groupProcesses(pgid) {
+  if (process.platform !== 'linux') return [];
+  const ticks = 100; // USER_HZ, the unit of /proc/<pid>/stat's start time on Linux
+  const uptime = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
+  const found = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // after "pid (comm) ": state ppid pgrp session ... starttime (the 20th field after comm)
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) !== pgid || fields[0] === 'Z') continue;
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').join(' ').trim();
+      const ageS = uptime - Number(fields[19]) / ticks;
+      found.push({ pid: Number(name), ageS, cmd });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/**
+ * Kills what is left of a Jest run's process group, saying what it was; returns how many there were.
+ */
+function killLeftovers(pgid, label) {
+  const left = groupProcesses(pgid);
+  if (left.length) {
+    console.log(
+      `== warning: ${label}: ${left.length} process(es) the tests started outlived Jest (killed; ` +
+        'a test did not stop what it started):',
+    );
+    for (const p of left)
+      console.log(`   pid ${p.pid}, running ${p.ageS.toFixed(0)} s: ${p.cmd.slice(0, 200)}`);
+  }
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // nothing left
+  }
+  return left.length;
+}
+
+/** The Jest run in progress (its process group), for the signals this script passes on. */
+let running = null;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    // Jest is in a process group of its own: Ctrl-C in a terminal reaches only this script
+    if (running) killLeftovers(running, 'interrupted');
+    rmSync(out, { recursive: true, force: true });
+    process.exit(128 + constants.signals[signal]);
+  });
+}
+
+/**
+ * Runs Jest in a process group of its own; resolves with its exit code, or -1 if it outlived its
+ * report by EXIT_GRACE_MS, and how many processes the tests left running (killed).
+ */
+function jestRun(args, report, env, label) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, {
       cwd: root,
       stdio: 'inherit',
+      detached: true,
       // Every Node process the tests start (API processes, SFU nodes, the CLI; Jest's workers)
       // keeps V8's compiled code of dist/ and node_modules in one cache for the run: the second
       // and later boots skip compiling them (Node's module compile cache, Node >= 22.1).
@@ -53,9 +121,15 @@ function jestRun(args, report, env) {
         child.kill('SIGKILL');
       }
     }, 500);
+    running = child.pid;
     child.on('exit', (code, signal) => {
       clearInterval(watch);
-      resolve(reportedAt && signal === 'SIGKILL' ? -1 : signal ? 1 : (code ?? 1));
+      running = null;
+      const leftovers = killLeftovers(child.pid, label);
+      resolve({
+        code: reportedAt && signal === 'SIGKILL' ? -1 : signal ? 1 : (code ?? 1),
+        leftovers,
+      });
     });
   });
 }
@@ -91,7 +165,7 @@ for (const run of runs) {
   const json = join(out, `${label.replace(' ', '-')}.json`);
   const started = Date.now();
   console.log(`\n== ${label} (${run.args.slice(2).join(' ')})`);
-  const code = await jestRun(
+  const { code, leftovers } = await jestRun(
     [
       '--max-old-space-size=4096',
       '--experimental-vm-modules',
@@ -104,6 +178,7 @@ for (const run of runs) {
     ],
     json,
     run.part ? { RB_E2E_SET: run.part } : {},
+    label,
   );
   console.log(`== ${label}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
   if (code > 0) status = code;
@@ -116,6 +191,7 @@ for (const run of runs) {
     continue;
   }
   if (code < 0 && (process.env.RB_TEST_STRICT_EXIT === '1' || !report.success)) status ||= 1;
+  if (leftovers && process.env.RB_TEST_STRICT_EXIT === '1') status ||= 1;
   totals.passed += report.numPassedTests;
   totals.failed += report.numFailedTests;
   totals.skipped += report.numPendingTests + report.numTodoTests;

@@ -66,7 +66,10 @@ export interface ApiProcess {
 
 /**
  * The built API (`npm run build` first) on a free port of `host` (loopback unless a bench's own
- * network namespace link), logging at its default level to /dev/null, no SFU shard threads (idle here).
+ * network namespace link), logging at its default level to /dev/null, on the werift engine in its
+ * own thread (no shard threads: idle here) unless the shell's `MEDIA_ENGINE` names another. With
+ * MEDIA_ENGINE unset the API would take mediasoup wherever its worker is built, and SFU_SHARDS=0
+ * there means a worker process per core: pinned to the API's core, beside what the bench measures.
  */
 export async function startApi(
   env: NodeJS.ProcessEnv,
@@ -85,6 +88,7 @@ export async function startApi(
       DATA_DIR: mkdtempSync(join(tmpdir(), 'rb-bench-')),
       AUTH_SECRET: randomBytes(32).toString('hex'),
       SFU_SHARDS: '0',
+      MEDIA_ENGINE: process.env.MEDIA_ENGINE || 'werift',
       NODE_ENV: 'production',
       ...env,
     },

@@ -60,7 +60,16 @@ export interface ChatMessage {
 }
 
 export type ChatSendAck =
-  | { ok: true; message: ChatMessage }
+  | {
+      ok: true;
+      message: ChatMessage;
+      /**
+       * Slow mode for this sender when the message was taken: seconds until the next one (0: none,
+       * or a moderator). The page's countdown starts from it, not from the room's `chat:settings`
+       * push, which may reach the page after this ack (pushes are batched, CHAT_PUSH_INTERVAL_MS).
+       */
+      slowModeSeconds?: number;
+    }
   | { ok: false; error: string; message: string; retryAfterSeconds?: number };
 
 export interface PresenceListener {

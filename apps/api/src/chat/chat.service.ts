@@ -269,7 +269,7 @@ export class ChatService implements OnModuleDestroy {
     // One emit on this node: the Redis adapter hands it to every other node's sockets once.
     this.emit(stationId, CHAT_EVENTS.message, message);
     if (settings.webhooks) this.hook(stationId, 'chat.message', { message });
-    return { ok: true, message };
+    return { ok: true, message, slowModeSeconds: moderator ? 0 : settings.slowModeSeconds };
   }
 
   private filtered(text: string, words: string[]): string | null {

@@ -270,8 +270,10 @@ describe('live together: presence, chat, reactions, moderation (embedded databas
     expect(
       (await post(owner, 'settings', { stationId: station.id, slowModeSeconds: 60 })).status,
     ).toBe(200);
+    // the answer says the wait (the page's countdown starts from it, not from the settings push)
     expect(await emit(b, 'chat:send', { stationId: station.id, text: 'one' })).toMatchObject({
       ok: true,
+      slowModeSeconds: 60,
     });
     const slow = await emit(b, 'chat:send', { stationId: station.id, text: 'two' });
     expect(slow).toMatchObject({ ok: false, error: 'TooManyRequests' });

@@ -184,6 +184,8 @@ export function ChatPanel({ station }: { station: Station }) {
   const [name, setName] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [waitUntil, setWaitUntil] = useState(0);
+  /** The wait is slow mode's, as the last accepted message's ack said. */
+  const [slowWait, setSlowWait] = useState(false);
   const [now, setNow] = useState(Date.now());
   const listRef = useRef<HTMLOListElement>(null);
 
@@ -235,10 +237,15 @@ export function ChatPanel({ station }: { station: Station }) {
     if (ack.ok) {
       setText('');
       setError(null);
-      setWaitUntil(settings?.slowModeSeconds ? Date.now() + settings.slowModeSeconds * 1000 : 0);
+      // the ack says what slow mode applies (the room's settings push may not be here yet)
+      const wait = ack.slowModeSeconds ?? settings?.slowModeSeconds ?? 0;
+      setWaitUntil(wait ? Date.now() + wait * 1000 : 0);
+      setSlowWait(wait > 0);
+      setNow(Date.now());
       return;
     }
     setError(ack.message);
+    setSlowWait(false);
     if (ack.retryAfterSeconds) {
       setWaitUntil(Date.now() + ack.retryAfterSeconds * 1000);
       setNow(Date.now());
@@ -372,7 +379,7 @@ export function ChatPanel({ station }: { station: Station }) {
               </button>
             </form>
           )}
-          {remaining > 0 && settings?.slowModeSeconds ? (
+          {remaining > 0 && (slowWait || settings?.slowModeSeconds) ? (
             <p
               className="chat-countdown muted small"
               data-testid="chat-countdown"
