@@ -20,6 +20,7 @@ import {
   connectListeners,
   connectPublisher,
   createTestListener,
+  loseRtp,
   testPayload,
   waitFor,
 } from '../testing/test-peers.js';
@@ -140,6 +141,54 @@ describe.each(engines)('MediaEngine contract: %s engine', (_name, factory) => {
       await keepSending.catch(() => undefined);
     },
     60000,
+  );
+
+  run(
+    'a packet lost on the way to a listener is sent again when that listener NACKs it',
+    async () => {
+      const station = 'c-nack';
+      const pub = await connectPublisher(engine, station);
+      // two NACKing listeners (on mediasoup's two workers, placed by load: one on each, so one gets
+      // the feed piped from the station's home worker) and one that never NACKs
+      const nacking = [
+        await createTestListener(engine, station, { nack: true }),
+        await createTestListener(engine, station, { nack: true }),
+      ];
+      const plain = await createTestListener(engine, station);
+      const all = [...nacking, plain];
+      await waitFor(() => engine.listenerCount(station) === 3, 10000, 'three listeners counted');
+      // each loses the packets it is sent 20th, 21st and 40th (counted from its first) on the wire
+      const losses = all.map((l) => {
+        let first: number | undefined;
+        return loseRtp(l.pc, 'in', (seq) => {
+          first ??= seq;
+          const i = (seq - first) & 0xffff;
+          return i === 20 || i === 21 || i === 40;
+        });
+      });
+      await pub.stream(0, 60, 20);
+      await waitFor(
+        () => nacking.every((l) => l.received.size === 60),
+        10000,
+        'every packet at the NACKing listeners',
+      );
+      for (const [i, l] of nacking.entries()) {
+        expect(losses[i]!.lost).toHaveLength(3);
+        // the lost ones arrived again: resent, after a later packet
+        const resent = [...l.received.entries()].filter(([, r]) => losses[i]!.lost.includes(r.seq));
+        expect(resent).toHaveLength(3);
+        for (const [idx, r] of resent) {
+          expect(r.at).toBeGreaterThanOrEqual(l.received.get(idx === 20 ? 22 : idx + 1)!.at);
+        }
+        expect(l.corrupt).toBe(0);
+      }
+      // nothing is resent unasked
+      await waitFor(() => plain.received.size >= 57, 5000, 'the plain listener has the rest');
+      expect(losses[2]!.lost).toHaveLength(3);
+      expect(plain.received.size).toBe(57);
+      await Promise.all([...all.map((l) => l.close()), pub.close()]);
+    },
+    40000,
   );
 
   run(

@@ -637,6 +637,9 @@ export class MediasoupEngine implements MediaEngine {
         rtpCapabilities: listenerCapabilities(offer),
         // the MID header extension must name the listener's own m-line
         mid: offer.mid,
+        // resend what the listener NACKs: mediasoup's default for audio is none (it strips `nack`
+        // from the consumer's codec, so nothing is stored and every NACK goes unanswered)
+        enableRtx: true,
       });
       l.consumer = consumer;
       const pt = consumer.rtpParameters.codecs[0]?.payloadType;
@@ -650,6 +653,9 @@ export class MediasoupEngine implements MediaEngine {
         ssrc: consumer.rtpParameters.encodings?.[0]?.ssrc ?? 0,
         cname: consumer.rtpParameters.rtcp?.cname ?? 'sfu',
         streamId: l.sessionId,
+        nack: (consumer.rtpParameters.codecs[0]?.rtcpFeedback ?? []).some(
+          (fb) => fb.type === 'nack' && !fb.parameter,
+        ),
       });
     } catch (err) {
       this.dropListener(l, 'failed', false);

@@ -191,12 +191,13 @@ export function listenerCapabilities(offer: ParsedOffer): MsRtpCapabilities {
 /**
  * The answer to `offer` for `transport`: ICE-lite, mediasoup's candidates and fingerprints, and the
  * Opus codec with the offer's payload type. `send` = what the SFU sends on it (the listener's consumer:
- * its SSRC and CNAME), or null for a publisher.
+ * its SSRC, CNAME and whether it answers NACKs), or null for a publisher (NACK when the offer has it:
+ * the producer asks for what it lost).
  */
 export function buildAnswer(
   offer: ParsedOffer,
   transport: MsWebRtcTransport,
-  send: { ssrc: number; cname: string; streamId: string } | null,
+  send: { ssrc: number; cname: string; streamId: string; nack: boolean } | null,
 ): string {
   const out: string[] = [
     'v=0',
@@ -235,7 +236,7 @@ export function buildAnswer(
       `a=rtpmap:${pt} opus/48000/2`,
       `a=fmtp:${pt} ${OPUS_FMTP}`,
     );
-    if (offer.opus.nack) out.push(`a=rtcp-fb:${pt} nack`);
+    if (send ? send.nack : offer.opus.nack) out.push(`a=rtcp-fb:${pt} nack`);
     for (const e of offer.extensions) out.push(`a=extmap:${e.id} ${e.uri}`);
     if (send) {
       out.push(`a=msid:${send.streamId} ${send.streamId}-audio`);

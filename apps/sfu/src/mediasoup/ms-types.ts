@@ -86,6 +86,11 @@ export interface MsTransport extends MsEmitter {
     rtpCapabilities: MsRtpCapabilities;
     paused?: boolean;
     mid?: string;
+    /**
+     * Store sent packets and answer the remote's NACKs (mediasoup's default: video only; without it
+     * `nack` is stripped from an audio consumer's codec).
+     */
+    enableRtx?: boolean;
   }): Promise<MsConsumer>;
   close(): void;
 }
