@@ -15,7 +15,7 @@ import { z } from 'zod';
 import type { AuthContext } from '../auth/auth-context.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { OptionalSessionGuard } from '../auth/session.guard.js';
-import { ZodPipe } from '../common/zod.pipe.js';
+import { type Parsed, ZodPipe } from '../common/zod.pipe.js';
 import { OwnerRoute, ZodBody } from '../stations/owner-routes.js';
 import { AccessService } from './access.service.js';
 
@@ -36,7 +36,7 @@ export class AccessController {
   )
   createInvite(
     @CurrentUser() user: AuthContext,
-    @ZodBody(CreateInviteRequest) body: CreateInviteRequest,
+    @ZodBody(CreateInviteRequest) body: Parsed<typeof CreateInviteRequest>,
   ): Promise<Invite> {
     return this.access.createInvite(user.userId, body);
   }
@@ -55,7 +55,10 @@ export class AccessController {
     'Revoke every invite link: their listeners are ended',
     200,
   )
-  revokeAll(@CurrentUser() user: AuthContext, @ZodBody(StationIdRequest) body: StationIdRequest) {
+  revokeAll(
+    @CurrentUser() user: AuthContext,
+    @ZodBody(StationIdRequest) body: Parsed<typeof StationIdRequest>,
+  ) {
     return this.access.revokeAllInvites(user.userId, body.stationId);
   }
 
@@ -75,7 +78,7 @@ export class AccessController {
   @OwnerRoute('POST', 'password', 'Set, change or (null) remove the station password', 200)
   setPassword(
     @CurrentUser() user: AuthContext,
-    @ZodBody(StationPasswordRequest) body: StationPasswordRequest,
+    @ZodBody(StationPasswordRequest) body: Parsed<typeof StationPasswordRequest>,
   ) {
     return this.access.setPassword(user.userId, body);
   }
@@ -88,7 +91,7 @@ export class AccessController {
   )
   addListener(
     @CurrentUser() user: AuthContext,
-    @ZodBody(AddListenerRequest) body: AddListenerRequest,
+    @ZodBody(AddListenerRequest) body: Parsed<typeof AddListenerRequest>,
   ): Promise<ListedListener> {
     return this.access.addListener(user.userId, body);
   }

@@ -27,7 +27,7 @@ import {
 } from '@radiobroadcaster/contracts';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { parseOrThrow, ZodPipe } from '../common/zod.pipe.js';
+import { parseOrThrow, type Parsed, ZodPipe } from '../common/zod.pipe.js';
 import { RateLimit } from '../rate-limit/rate-limit.guard.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { toAuthUser } from '../users/user.view.js';
@@ -67,7 +67,7 @@ export class AuthController {
     summary: 'Create an account and sign in (sets the session cookie; the token is for apps)',
   })
   async signUp(
-    @Body(new ZodPipe(SignUpRequest)) body: SignUpRequest,
+    @Body(new ZodPipe(SignUpRequest)) body: Parsed<typeof SignUpRequest>,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<SignInResponse> {
@@ -84,7 +84,7 @@ export class AuthController {
     summary: 'Sign in with email and password (sets the session cookie; the token is for apps)',
   })
   async signIn(
-    @Body(new ZodPipe(SignInRequest)) body: SignInRequest,
+    @Body(new ZodPipe(SignInRequest)) body: Parsed<typeof SignInRequest>,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<SignInResponse> {
@@ -127,7 +127,7 @@ export class AuthController {
   @ApiOperation({ summary: 'Change name, username or image' })
   async updateUser(
     @CurrentUser() ctx: AuthContext,
-    @Body(new ZodPipe(UpdateUserRequest)) body: UpdateUserRequest,
+    @Body(new ZodPipe(UpdateUserRequest)) body: Parsed<typeof UpdateUserRequest>,
   ): Promise<{ status: true }> {
     await this.auth.updateUser(ctx, body);
     return { status: true };
@@ -139,7 +139,7 @@ export class AuthController {
   @ApiOperation({ summary: 'Delete the account with its stations, allowed domains and sessions' })
   async deleteUser(
     @CurrentUser() ctx: AuthContext,
-    @Body(new ZodPipe(DeleteUserRequest)) body: DeleteUserRequest,
+    @Body(new ZodPipe(DeleteUserRequest)) body: Parsed<typeof DeleteUserRequest>,
     @Res({ passthrough: true }) res: Response,
   ): Promise<{ success: true }> {
     await this.auth.deleteUser(ctx, body);
@@ -173,7 +173,8 @@ export class AuthController {
   @ApiOperation({ summary: 'Mail the signed-in account a new verification link' })
   async sendVerificationEmail(
     @CurrentUser() ctx: AuthContext,
-    @Body(new ZodPipe(SendVerificationEmailRequest)) _body: SendVerificationEmailRequest,
+    @Body(new ZodPipe(SendVerificationEmailRequest))
+    _body: Parsed<typeof SendVerificationEmailRequest>,
   ): Promise<{ status: true }> {
     await this.auth.resendVerification(ctx);
     return { status: true };
@@ -188,7 +189,8 @@ export class AuthController {
       'Mail a password reset link to the address when it has an account (same answer either way)',
   })
   async requestPasswordReset(
-    @Body(new ZodPipe(RequestPasswordResetRequest)) body: RequestPasswordResetRequest,
+    @Body(new ZodPipe(RequestPasswordResetRequest))
+    body: Parsed<typeof RequestPasswordResetRequest>,
   ): Promise<{ status: true }> {
     await this.auth.requestPasswordReset(body.email);
     return { status: true };
@@ -200,7 +202,7 @@ export class AuthController {
   @RateLimit('auth')
   @ApiOperation({ summary: 'Set a new password with the mailed token; every session ends' })
   async resetPassword(
-    @Body(new ZodPipe(ResetPasswordRequest)) body: ResetPasswordRequest,
+    @Body(new ZodPipe(ResetPasswordRequest)) body: Parsed<typeof ResetPasswordRequest>,
     @Res({ passthrough: true }) res: Response,
   ): Promise<{ status: true }> {
     await this.auth.resetPassword(body.token, body.newPassword);
@@ -215,7 +217,7 @@ export class AuthController {
   @ApiOperation({ summary: 'Change the password (the other sessions end unless told otherwise)' })
   async changePassword(
     @CurrentUser() ctx: AuthContext,
-    @Body(new ZodPipe(ChangePasswordRequest)) body: ChangePasswordRequest,
+    @Body(new ZodPipe(ChangePasswordRequest)) body: Parsed<typeof ChangePasswordRequest>,
   ): Promise<{ status: true }> {
     await this.auth.changePassword(ctx, body);
     return { status: true };
@@ -228,7 +230,7 @@ export class AuthController {
   @ApiOperation({ summary: 'Mail a confirmation link to a new address; it takes over once opened' })
   async changeEmail(
     @CurrentUser() ctx: AuthContext,
-    @Body(new ZodPipe(ChangeEmailRequest)) body: ChangeEmailRequest,
+    @Body(new ZodPipe(ChangeEmailRequest)) body: Parsed<typeof ChangeEmailRequest>,
   ): Promise<{ status: true }> {
     await this.auth.changeEmail(ctx, body.newEmail);
     return { status: true };

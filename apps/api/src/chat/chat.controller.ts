@@ -31,7 +31,7 @@ import { AccessService } from '../access/access.service.js';
 import { RecordingsService } from '../recordings/recordings.service.js';
 import { StationsService } from '../stations/stations.service.js';
 import { AppError } from '../common/app-error.js';
-import { ZodPipe } from '../common/zod.pipe.js';
+import { type Parsed, ZodPipe } from '../common/zod.pipe.js';
 import { OwnerRoute, ZodBody } from '../stations/owner-routes.js';
 import { ChatGateway } from './chat.gateway.js';
 import { ChatRepository, publicMessage } from './chat.repository.js';
@@ -108,18 +108,21 @@ export class ChatController {
   @OwnerRoute('POST', 'api/stations/chat/settings', 'Change chat settings', 200)
   updateSettings(
     @CurrentUser() user: AuthContext,
-    @ZodBody(ChatSettingsRequest) body: ChatSettingsRequest,
+    @ZodBody(ChatSettingsRequest) body: Parsed<typeof ChatSettingsRequest>,
   ) {
     return this.chat.updateSettings(user.userId, body);
   }
 
   @OwnerRoute('POST', 'api/stations/chat/delete', 'Delete a chat message for everyone', 204)
-  async remove(@CurrentUser() user: AuthContext, @ZodBody(ChatMessageRef) b: ChatMessageRef) {
+  async remove(
+    @CurrentUser() user: AuthContext,
+    @ZodBody(ChatMessageRef) b: Parsed<typeof ChatMessageRef>,
+  ) {
     await this.chat.deleteMessage(user.userId, b.stationId, b.messageId);
   }
 
   @OwnerRoute('POST', 'api/stations/chat/ban', 'Ban or time out a chatter', 200)
-  ban(@CurrentUser() user: AuthContext, @ZodBody(ChatBanRequest) b: ChatBanRequest) {
+  ban(@CurrentUser() user: AuthContext, @ZodBody(ChatBanRequest) b: Parsed<typeof ChatBanRequest>) {
     return this.chat.ban(user.userId, b);
   }
 

@@ -12,6 +12,15 @@ export class ZodPipe<S extends z.ZodType> implements PipeTransform<unknown, z.in
   }
 }
 
+/**
+ * The type a {@link ZodPipe} hands a handler: `@Body(new ZodPipe(X)) body: Parsed<typeof X>`. Not `body: X`
+ * where a contract names its schema and its type alike: tsc writes `Object` as that parameter's
+ * `design:type` (a type alias), but a per-file transform (swc, in the tests) has no types and writes the
+ * schema object itself, on which @nestjs/swagger fails to build /api/docs-json. A generic alias is
+ * `Object` to both.
+ */
+export type Parsed<S extends z.ZodType> = z.infer<S>;
+
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   const parsed = schema.safeParse(value ?? {}, { error: plainIssueMessage });
   if (parsed.success) return parsed.data;

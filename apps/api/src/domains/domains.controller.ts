@@ -20,7 +20,7 @@ import type { Response } from 'express';
 import type { AuthContext } from '../auth/auth-context.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { SessionGuard } from '../auth/session.guard.js';
-import { ZodPipe } from '../common/zod.pipe.js';
+import { type Parsed, ZodPipe } from '../common/zod.pipe.js';
 import { DomainsService } from './domains.service.js';
 
 @ApiTags('allowed domains')
@@ -39,7 +39,7 @@ export class DomainsController {
   @ApiOperation({ summary: 'Allow a domain (normalised; *.example.com for every subdomain)' })
   async add(
     @CurrentUser() user: AuthContext,
-    @Body(new ZodPipe(AddDomainRequest)) body: AddDomainRequest,
+    @Body(new ZodPipe(AddDomainRequest)) body: Parsed<typeof AddDomainRequest>,
     @Res({ passthrough: true }) res: Response,
   ): Promise<AllowedDomain> {
     const { domain, created } = await this.domains.add(user.userId, body.domain);

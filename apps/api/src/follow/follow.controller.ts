@@ -13,7 +13,7 @@ import type { Response } from 'express';
 import { z } from 'zod';
 import type { AuthContext } from '../auth/auth-context.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
-import { ZodPipe } from '../common/zod.pipe.js';
+import { type Parsed, ZodPipe } from '../common/zod.pipe.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { RateLimit } from '../rate-limit/rate-limit.guard.js';
 import { OwnerRoute, ZodBody } from '../stations/owner-routes.js';
@@ -53,7 +53,7 @@ export class FollowController {
   @RateLimit('follow')
   follow(
     @CurrentUser() user: AuthContext,
-    @ZodBody(FollowRequest) body: FollowRequest,
+    @ZodBody(FollowRequest) body: Parsed<typeof FollowRequest>,
   ): Promise<FollowState> {
     return this.follows.follow(user.userId, body.stationId);
   }
@@ -75,7 +75,7 @@ export class FollowController {
   )
   settings(
     @CurrentUser() user: AuthContext,
-    @ZodBody(UpdateFollowRequest) body: UpdateFollowRequest,
+    @ZodBody(UpdateFollowRequest) body: Parsed<typeof UpdateFollowRequest>,
   ): Promise<FollowState> {
     return this.follows.update(user.userId, body);
   }
@@ -87,7 +87,9 @@ export class FollowController {
     summary:
       'Follow by e-mail without an account {stationId, email}: a confirmation mail (double opt-in); the same answer whether or not the address follows already',
   })
-  guest(@ZodBody(GuestFollowRequest) body: GuestFollowRequest): Promise<GuestFollowResponse> {
+  guest(
+    @ZodBody(GuestFollowRequest) body: Parsed<typeof GuestFollowRequest>,
+  ): Promise<GuestFollowResponse> {
     return this.follows.guestFollow(body);
   }
 

@@ -1,3 +1,4 @@
+import type { Parsed } from '../common/zod.pipe.js';
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
@@ -38,7 +39,7 @@ export class PushController {
   @RateLimit('follow')
   async subscribe(
     @CurrentUser() user: AuthContext,
-    @ZodBody(PushSubscriptionRequest) body: PushSubscriptionRequest,
+    @ZodBody(PushSubscriptionRequest) body: Parsed<typeof PushSubscriptionRequest>,
   ): Promise<void> {
     if (!this.push.publicKey)
       throw AppError.conflict('Browser notifications are not set up on this server');
@@ -60,7 +61,7 @@ export class PushController {
   @OwnerRoute('POST', 'api/push/subscriptions/remove', 'Forget a push subscription {endpoint}', 204)
   async unsubscribe(
     @CurrentUser() user: AuthContext,
-    @ZodBody(RemovePushSubscriptionRequest) body: RemovePushSubscriptionRequest,
+    @ZodBody(RemovePushSubscriptionRequest) body: Parsed<typeof RemovePushSubscriptionRequest>,
   ): Promise<void> {
     await this.repo.removePushSubscription(body.endpoint, user.userId);
   }

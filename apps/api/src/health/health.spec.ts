@@ -38,6 +38,14 @@ describe('GET /health', () => {
         '/whip/{stationId}',
       ]),
     );
+    // every reference names a schema the document defines: a handler's parameter typed by a contract
+    // name that is also its schema's (`body: X`, not `Parsed<typeof X>`) made swc-compiled code
+    // (the tests' transform) reference a nameless schema here
+    const refs = [
+      ...JSON.stringify(doc.body).matchAll(/"\$ref":"#\/components\/schemas\/([^"]*)"/g),
+    ];
+    const schemas = (doc.body.components?.schemas ?? {}) as Record<string, unknown>;
+    expect(refs.map(([, name]) => name).filter((name) => !(name in schemas))).toEqual([]);
   });
 
   it('reports 503 when the database is down', async () => {

@@ -21,7 +21,7 @@ import type { AuthContext } from '../auth/auth-context.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { OptionalSessionGuard } from '../auth/session.guard.js';
 import { publicBaseUrl } from '../common/request-origin.js';
-import { ZodPipe } from '../common/zod.pipe.js';
+import { type Parsed, ZodPipe } from '../common/zod.pipe.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { RateLimit } from '../rate-limit/rate-limit.guard.js';
 import { callerOf } from './media-request.js';
@@ -45,7 +45,7 @@ export class JoinController {
       'Join a live station: answers with the WHEP URL, a short-lived token and ICE servers; a private station needs `invite`, `password`, an earlier `grant` or a listener-list account (403 PRIVATE_STATION otherwise)',
   })
   join(
-    @Body(new ZodPipe(JoinStationRequest)) body: JoinStationRequest,
+    @Body(new ZodPipe(JoinStationRequest)) body: Parsed<typeof JoinStationRequest>,
     @Req() req: Request,
     @CurrentUser() user: AuthContext | undefined,
   ): Promise<JoinStationResponse> {

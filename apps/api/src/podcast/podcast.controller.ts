@@ -11,7 +11,7 @@ import type { Response } from 'express';
 import type { AuthContext } from '../auth/auth-context.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { z } from 'zod';
-import { ZodPipe } from '../common/zod.pipe.js';
+import { type Parsed, ZodPipe } from '../common/zod.pipe.js';
 import { OwnerRoute, ZodBody } from '../stations/owner-routes.js';
 import { PodcastService } from './podcast.service.js';
 
@@ -99,7 +99,7 @@ export class PodcastController {
   )
   update(
     @CurrentUser() user: AuthContext,
-    @ZodBody(UpdateEpisodeRequest) body: UpdateEpisodeRequest,
+    @ZodBody(UpdateEpisodeRequest) body: Parsed<typeof UpdateEpisodeRequest>,
   ): Promise<PodcastEpisode> {
     return this.podcast.update(user.userId, body);
   }

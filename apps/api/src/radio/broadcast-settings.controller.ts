@@ -25,7 +25,7 @@ import {
 import type { AuthContext } from '../auth/auth-context.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { SessionGuard } from '../auth/session.guard.js';
-import { ZodPipe } from '../common/zod.pipe.js';
+import { type Parsed, ZodPipe } from '../common/zod.pipe.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { RateLimit } from '../rate-limit/rate-limit.guard.js';
 import type { StationEntity } from '../stations/station.entity.js';
@@ -65,7 +65,7 @@ export class BroadcastSettingsController {
   @ApiOperation({ summary: 'A new stream key; a source still using the old one is cut off' })
   async rotate(
     @CurrentUser() user: AuthContext,
-    @Body(new ZodPipe(StationIdRequest)) body: StationIdRequest,
+    @Body(new ZodPipe(StationIdRequest)) body: Parsed<typeof StationIdRequest>,
   ): Promise<RotateStreamKeyResponse> {
     await this.stations.owned(body.stationId, user.userId);
     return { streamKey: await this.keys.rotate(body.stationId) };
@@ -80,7 +80,8 @@ export class BroadcastSettingsController {
   })
   async update(
     @CurrentUser() user: AuthContext,
-    @Body(new ZodPipe(UpdateBroadcastSettingsRequest)) body: UpdateBroadcastSettingsRequest,
+    @Body(new ZodPipe(UpdateBroadcastSettingsRequest))
+    body: Parsed<typeof UpdateBroadcastSettingsRequest>,
   ): Promise<BroadcastSettings> {
     const station = await this.stations.owned(body.stationId, user.userId);
     return this.view(

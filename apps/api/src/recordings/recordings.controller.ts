@@ -14,7 +14,7 @@ import { AppError } from '../common/app-error.js';
 import type { AuthContext } from '../auth/auth-context.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { OptionalSessionGuard } from '../auth/session.guard.js';
-import { ZodPipe } from '../common/zod.pipe.js';
+import { type Parsed, ZodPipe } from '../common/zod.pipe.js';
 import { OwnedItemsController, OwnerRoute, ZodBody } from '../stations/owner-routes.js';
 import { RecordingStorage } from './recording-storage.js';
 import { RecordingsService } from './recordings.service.js';
@@ -42,7 +42,7 @@ export class RecordingsController extends OwnedItemsController<Recording, Update
   )
   setSetting(
     @CurrentUser() user: AuthContext,
-    @ZodBody(RecordingSettingRequest) body: RecordingSettingRequest,
+    @ZodBody(RecordingSettingRequest) body: Parsed<typeof RecordingSettingRequest>,
   ): Promise<RecordingSetting> {
     return this.recordings.setSetting(user.userId, body);
   }

@@ -16,7 +16,7 @@ import { OptionalSessionGuard } from '../auth/session.guard.js';
 import { StationsService } from '../stations/stations.service.js';
 import type { AuthContext } from '../auth/auth-context.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
-import { ZodPipe } from '../common/zod.pipe.js';
+import { type Parsed, ZodPipe } from '../common/zod.pipe.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { OwnedItemsController, OwnerRoute, ZodBody } from '../stations/owner-routes.js';
 import { showsCalendar } from './show-calendar.js';
@@ -49,7 +49,7 @@ export class ShowsController extends OwnedItemsController<Show, UpdateShowReques
   )
   create(
     @CurrentUser() user: AuthContext,
-    @ZodBody(CreateShowRequest) body: CreateShowRequest,
+    @ZodBody(CreateShowRequest) body: Parsed<typeof CreateShowRequest>,
   ): Promise<Show> {
     return this.shows.create(user.userId, body);
   }

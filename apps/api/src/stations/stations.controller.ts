@@ -12,7 +12,7 @@ import {
 import type { AuthContext } from '../auth/auth-context.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { docReply, PUBLIC_POLL_CACHE_CONTROL, sendReply } from '../common/json-doc.js';
-import { ZodPipe } from '../common/zod.pipe.js';
+import { type Parsed, ZodPipe } from '../common/zod.pipe.js';
 import { RateLimit } from '../rate-limit/rate-limit.guard.js';
 import { OwnerRoute, ZodBody } from './owner-routes.js';
 import { StationReadModel } from './station-read-model.js';
@@ -49,7 +49,7 @@ export class StationsController {
   @OwnerRoute('POST', '', 'Create a station; answers with it and a station token for publishing')
   async create(
     @CurrentUser() user: AuthContext,
-    @ZodBody(CreateStationRequest) body: CreateStationRequest,
+    @ZodBody(CreateStationRequest) body: Parsed<typeof CreateStationRequest>,
   ): Promise<CreateStationResponse> {
     const station = await this.stations.create(user.userId, body);
     return {
@@ -61,7 +61,7 @@ export class StationsController {
   @OwnerRoute('POST', 'update', undefined, 200)
   update(
     @CurrentUser() user: AuthContext,
-    @ZodBody(UpdateStationRequest) body: UpdateStationRequest,
+    @ZodBody(UpdateStationRequest) body: Parsed<typeof UpdateStationRequest>,
   ) {
     return this.stations.update(user.userId, body);
   }
@@ -69,7 +69,7 @@ export class StationsController {
   @OwnerRoute('POST', 'now-playing', undefined, 200)
   nowPlaying(
     @CurrentUser() user: AuthContext,
-    @ZodBody(NowPlayingRequest) body: NowPlayingRequest,
+    @ZodBody(NowPlayingRequest) body: Parsed<typeof NowPlayingRequest>,
   ) {
     return this.stations.setNowPlaying(user.userId, body);
   }
@@ -77,13 +77,16 @@ export class StationsController {
   @OwnerRoute('POST', 'now-playing/clear', undefined, 200)
   clearNowPlaying(
     @CurrentUser() user: AuthContext,
-    @ZodBody(StationIdRequest) body: StationIdRequest,
+    @ZodBody(StationIdRequest) body: Parsed<typeof StationIdRequest>,
   ) {
     return this.stations.clearNowPlaying(user.userId, body.stationId);
   }
 
   @OwnerRoute('POST', 'end', undefined, 200)
-  end(@CurrentUser() user: AuthContext, @ZodBody(StationIdRequest) body: StationIdRequest) {
+  end(
+    @CurrentUser() user: AuthContext,
+    @ZodBody(StationIdRequest) body: Parsed<typeof StationIdRequest>,
+  ) {
     return this.stations.end(user.userId, body.stationId);
   }
 
@@ -109,7 +112,7 @@ export class StationsController {
   @RateLimit('publish')
   async refreshToken(
     @CurrentUser() user: AuthContext,
-    @ZodBody(StationIdRequest) body: StationIdRequest,
+    @ZodBody(StationIdRequest) body: Parsed<typeof StationIdRequest>,
   ) {
     await this.stations.owned(body.stationId, user.userId);
     return this.tokens.issueStationToken(body.stationId, user.userId, user.sessionId);

@@ -5,7 +5,7 @@ import type { Response } from 'express';
 import type { AuthContext } from '../auth/auth-context.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { SessionGuard } from '../auth/session.guard.js';
-import { ZodPipe } from '../common/zod.pipe.js';
+import { type Parsed, ZodPipe } from '../common/zod.pipe.js';
 import { statsCsv } from './stats-csv.js';
 import { StatsService } from './stats.service.js';
 
@@ -24,7 +24,7 @@ export class StatsController {
   get(
     @CurrentUser() user: AuthContext,
     @Param('id', new ZodPipe(StationId)) stationId: string,
-    @Query(new ZodPipe(StatsQuery)) query: StatsQuery,
+    @Query(new ZodPipe(StatsQuery)) query: Parsed<typeof StatsQuery>,
   ): Promise<StationStats> {
     return this.stats.stats(user.userId, stationId, query);
   }
@@ -34,7 +34,7 @@ export class StatsController {
   async csv(
     @CurrentUser() user: AuthContext,
     @Param('id', new ZodPipe(StationId)) stationId: string,
-    @Query(new ZodPipe(StatsQuery)) query: StatsQuery,
+    @Query(new ZodPipe(StatsQuery)) query: Parsed<typeof StatsQuery>,
     @Res() res: Response,
   ): Promise<void> {
     const stats = await this.stats.stats(user.userId, stationId, query);

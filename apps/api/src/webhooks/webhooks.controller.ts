@@ -12,7 +12,7 @@ import {
 } from '@radiobroadcaster/contracts';
 import type { AuthContext } from '../auth/auth-context.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
-import { ZodPipe } from '../common/zod.pipe.js';
+import { type Parsed, ZodPipe } from '../common/zod.pipe.js';
 import { OwnedCollectionController, OwnerRoute, ZodBody } from '../stations/owner-routes.js';
 import { WebhooksService } from './webhooks.service.js';
 
@@ -47,7 +47,7 @@ export class WebhooksController extends OwnedCollectionController<
   @OwnerRoute('POST', 'api/stations/webhooks/rotate-secret', 'Replace the signing secret', 200)
   rotate(
     @CurrentUser() user: AuthContext,
-    @ZodBody(WebhookIdRequest) body: WebhookIdRequest,
+    @ZodBody(WebhookIdRequest) body: Parsed<typeof WebhookIdRequest>,
   ): Promise<Webhook> {
     return this.webhooks.rotateSecret(user.userId, body.webhookId);
   }
@@ -60,7 +60,7 @@ export class WebhooksController extends OwnedCollectionController<
   )
   test(
     @CurrentUser() user: AuthContext,
-    @ZodBody(WebhookIdRequest) body: WebhookIdRequest,
+    @ZodBody(WebhookIdRequest) body: Parsed<typeof WebhookIdRequest>,
   ): Promise<WebhookDelivery> {
     return this.webhooks.test(user.userId, body.webhookId);
   }
@@ -73,7 +73,7 @@ export class WebhooksController extends OwnedCollectionController<
   )
   retry(
     @CurrentUser() user: AuthContext,
-    @ZodBody(RetryDeliveryRequest) body: RetryDeliveryRequest,
+    @ZodBody(RetryDeliveryRequest) body: Parsed<typeof RetryDeliveryRequest>,
   ): Promise<WebhookDelivery> {
     return this.webhooks.retry(user.userId, body.deliveryId);
   }
