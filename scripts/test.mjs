@@ -21,7 +21,7 @@
  * RB_TEST_STRICT_EXIT=1 fails such a run too.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -199,6 +199,15 @@ for (const run of runs) {
     files.push({ file: relative(root, t.name), s: (t.endTime - t.startTime) / 1000 });
 }
 rmSync(out, { recursive: true, force: true });
+// every file's time, slowest first, for whoever measures the suite (docs/testing.md)
+if (process.env.RB_TEST_TIMES)
+  writeFileSync(
+    process.env.RB_TEST_TIMES,
+    files
+      .sort((a, b) => b.s - a.s)
+      .map((f) => `${f.s.toFixed(1)}\t${f.file}\n`)
+      .join(''),
+  );
 
 console.log('\n== slowest files');
 for (const f of files.sort((a, b) => b.s - a.s).slice(0, 12))
