@@ -22,6 +22,7 @@ import {
   spawnApiProcess,
 } from '../../apps/api/testing/test-app.js';
 import { runCliProcess, waitUntil, type RunningProcess } from '../support/processes.js';
+import { within } from '../support/wait.js';
 
 const GRACE_MS = 3000;
 
@@ -102,12 +103,7 @@ describe('a station left live by a crash', () => {
     };
     expect(joined.ok).toBe(true);
 
-    const { push, at } = await Promise.race([
-      offline,
-      new Promise<never>((_, reject) =>
-        setTimeout(() => reject(new Error('no offline push')), GRACE_MS + 15_000),
-      ),
-    ]);
+    const { push, at } = await within(offline, GRACE_MS + 15_000, 'the offline push');
     expect(push).toMatchObject({ id, status: 'offline', isActive: false });
     // Not before the grace period (a publisher that reconnects at once keeps the station live).
     expect(at - restartedAt).toBeGreaterThanOrEqual(GRACE_MS - 1500);

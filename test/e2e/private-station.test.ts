@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Invite, JoinStationResponse, Station } from '@radiobroadcaster/contracts';
 import { signUp, type TestUser } from '../../apps/api/testing/test-app.js';
 import { runCliProcess, waitUntil, type RunningProcess } from '../support/processes.js';
+import { within } from '../support/wait.js';
 import {
   createRadioStation,
   ffmpegListen,
@@ -224,10 +225,7 @@ describe('private stations over HTTP (/listen, playlists, join, WHEP)', () => {
     });
     expect(revoked.status).toBe(204);
     const t0 = Date.now();
-    await Promise.race([
-      la.ended,
-      new Promise((_, rej) => setTimeout(() => rej(new Error('not ended within 5 s')), 5000)),
-    ]);
+    await within(la.ended, 5000, "the revoked listener's stream ending");
     expect(Date.now() - t0).toBeLessThan(5000);
     const bAt = lb.seconds();
     await waitUntil(async () => lb.seconds() > bAt + 1, 10_000, 'the other listener keeps playing');
@@ -277,10 +275,7 @@ describe('private stations over HTTP (/listen, playlists, join, WHEP)', () => {
     }
     expect(limited?.headers.get('retry-after')).toMatch(/^\d+$/);
     await post('/api/stations/password', { stationId: s.id, password: 'new-secret-2026' });
-    await Promise.race([
-      l.ended,
-      new Promise((_, rej) => setTimeout(() => rej(new Error('not ended within 5 s')), 5000)),
-    ]);
+    await within(l.ended, 5000, 'the stream ending');
     const old = await post(
       '/api/joinStationAsReceiver',
       { stationId: s.id, grant: joined.grant!.token },
@@ -375,10 +370,7 @@ describe('private stations over HTTP (/listen, playlists, join, WHEP)', () => {
     await waitUntil(async () => l.seconds() > 1, 10_000, 'public listener playing');
     await post('/api/stations/update', { stationId: s.id, visibility: 'private' });
     const t0 = Date.now();
-    await Promise.race([
-      l.ended,
-      new Promise((_, rej) => setTimeout(() => rej(new Error('not ended within 20 s')), 20_000)),
-    ]);
+    await within(l.ended, 20_000, 'the stream ending');
     // heard the notice period out first
     expect(Date.now() - t0).toBeGreaterThan(8000);
     expect((await station()).status).toBe('live');

@@ -34,6 +34,14 @@ const FLAGS = [
  */
 export const BROWSER_TIMEOUT_MS = 60_000;
 
+/**
+ * Pages prefer reduced motion unless a test asks otherwise (`reducedMotion: 'no-preference'`, as
+ * player-artwork's level-animation tests do): the app then stops its endless animations and the
+ * player's 60 fps level bars, which software rendering in a headless Chromium otherwise draws for as
+ * long as a test's page is open, on CPU the other files of the run need (docs/testing.md).
+ */
+export const REDUCED_MOTION = 'reduce' as const;
+
 /** Applies {@link BROWSER_TIMEOUT_MS} to a context (and so to each of its pages). */
 export function withBrowserTimeouts<C extends BrowserContext>(context: C): C {
   context.setDefaultTimeout(BROWSER_TIMEOUT_MS);
@@ -64,7 +72,8 @@ export async function launchChromium(
   };
   const browser = await chromium.launch(launch);
   const newContext = browser.newContext.bind(browser);
-  browser.newContext = async (options) => withBrowserTimeouts(await newContext(options));
+  browser.newContext = async (options) =>
+    withBrowserTimeouts(await newContext({ reducedMotion: REDUCED_MOTION, ...options }));
   return browser;
 }
 
@@ -84,6 +93,7 @@ export async function launchChromiumWithoutUdp(
   );
   return withBrowserTimeouts(
     await chromium.launchPersistentContext(dir, {
+      reducedMotion: REDUCED_MOTION,
       executablePath: CHROMIUM,
       headless: true,
       args: [

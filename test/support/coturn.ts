@@ -101,8 +101,11 @@ export async function startCoturn(opts: {
     output: () => out,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+      let fallback: NodeJS.Timeout | undefined;
+      await Promise.race([exited, new Promise((r) => (fallback = setTimeout(r, 3000)))]);
+      clearTimeout(fallback);
       if (child.exitCode === null) child.kill('SIGKILL');
+      await exited;
     },
   };
 }

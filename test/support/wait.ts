@@ -58,3 +58,21 @@ export async function holdsFor(
     await new Promise((r) => setTimeout(r, Math.min(everyMs, end - Date.now())));
   }
 }
+
+/**
+ * `promise`, or a rejection naming `what` if it has not settled within `ms`. The deadline's timer is
+ * cleared either way: one left armed keeps Jest's process alive after the file's last test.
+ */
+export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} not within ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

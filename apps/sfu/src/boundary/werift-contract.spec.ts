@@ -21,6 +21,7 @@ import {
   RTCDtlsTransport,
   RTCPeerConnection,
   StunProtocol,
+  TurnProtocol,
   TcpPassiveProtocol,
 } from './werift.js';
 import { createPeer } from '../werift/werift-config.js';
@@ -81,6 +82,8 @@ describe('werift boundary contract', () => {
     expect(typeof DtlsClient).toBe('function'); // handshake under loss
     expect(typeof DtlsServer).toBe('function');
     expect(typeof StunProtocol.prototype.request).toBe('function'); // ICE check retransmission
+    // TURN refresh on close: connectionMade replaces the per-instance `refresh` and arms `refreshHandle`
+    expect(typeof TurnProtocol.prototype.connectionMade).toBe('function');
     // werift's own tweetnacl, whose X25519 the patches route to node:crypto
     const nacl = createRequire(require.resolve('werift'))('tweetnacl') as Record<string, unknown>;
     expect(typeof nacl.scalarMult).toBe('function');

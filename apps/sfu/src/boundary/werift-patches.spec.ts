@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { createSocket } from 'node:dgram';
 import {
   classes,
+  createTurnClient,
   DtlsClient,
   DtlsServer,
   Message,
@@ -409,4 +410,64 @@ describe('werift ICE consent check retransmission', () => {
     }
     expect(requests).toBe(1 + CONSENT_RETRANSMISSIONS);
   }, 30000);
+});
+
+describe('werift TURN allocation refresh', () => {
+  /** A TURN server on loopback that grants every ALLOCATE and REFRESH for `lifetime` seconds. */
+  async function turnServer(lifetime: number) {
+    const sock = createSocket('udp4');
+    await new Promise<void>((r) => sock.bind(0, '127.0.0.1', r));
+    const refreshes: number[] = [];
+    sock.on('message', (data, rinfo) => {
+      const req = parseMessage(data);
+      if (!req || req.messageClass !== classes.REQUEST) return;
+      const res = new Message(req.messageMethod, classes.RESPONSE, req.transactionId);
+      if (req.messageMethod === methods.ALLOCATE)
+        res
+          .setAttribute('XOR-RELAYED-ADDRESS', ['127.0.0.1', 50000])
+          .setAttribute('XOR-MAPPED-ADDRESS', [rinfo.address, rinfo.port]);
+      if (req.messageMethod === methods.REFRESH)
+        refreshes.push(req.getAttributeValue('LIFETIME') as number);
+      res.setAttribute('LIFETIME', lifetime);
+      sock.send(res.bytes, rinfo.port, rinfo.address);
+    });
+    const port = (sock.address() as { port: number }).port;
+    return { port, refreshes, close: () => sock.close() };
+  }
+  const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+
+  it('refreshes the allocation before it expires, and close() leaves no timer behind', async () => {
+    const server = await turnServer(600);
+    try {
+      const before = timers();
+      const client = await createTurnClient(
+        { address: ['127.0.0.1', server.port], username: 'u', password: 'p' },
+        { transport: 'udp' },
+      );
+      // the refresh loop sleeps 500 s (5/6 of 600); werift's sleep outlived close() and the process
+      expect(timers()).toBeGreaterThan(before);
+      await client.close();
+      expect(timers()).toBe(before);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('sends REFRESH at 5/6 of the lifetime the server granted, asking for that lifetime', async () => {
+    const server = await turnServer(1); // LIFETIME is whole seconds: a refresh every 833 ms
+    try {
+      const client = await createTurnClient(
+        { address: ['127.0.0.1', server.port], username: 'u', password: 'p' },
+        { transport: 'udp' },
+      );
+      try {
+        await waitFor(() => server.refreshes.length >= 2, 10_000, 'two refreshes');
+        expect(server.refreshes.slice(0, 2)).toEqual([1, 1]);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      server.close();
+    }
+  });
 });

@@ -8,6 +8,7 @@ import {
 } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   CipherContext,
   Connection,
@@ -16,7 +17,11 @@ import {
   DtlsSocket,
   RTCCertificate,
   RTCDtlsTransport,
+  classes,
+  Message,
+  methods,
   StunProtocol,
+  TurnProtocol,
 } from 'werift';
 
 /**
@@ -56,6 +61,54 @@ export function applyWeriftPatches(): void {
   patchFingerprints();
   patchDtlsHandshakeUnderLoss();
   patchIceCheckRetransmission();
+  patchTurnRefresh();
+}
+
+/**
+ * werift 0.24's TURN client refreshes its allocation in a loop that sleeps 5/6 of the lifetime (500 s
+ * for coturn's 600 s) on a `timers/promises` timeout nothing cancels: close() ends the loop only when
+ * that sleep is over, so a closed client kept its process alive for up to 8 minutes (a Jest run that
+ * had used one did not exit). Here the same loop (REFRESH at 5/6 of the lifetime the server last
+ * answered, a failed refresh tried again a round later, as werift does) sleeps on a timeout that
+ * close() (`refreshHandle.resolve`) aborts. For werift's sources: docs/upstream/werift-turn-refresh-close.diff.
+ */
+type PatchedTurn = {
+  refresh: (lifetimeSeconds: number) => void;
+  refreshHandle?: { resolve?: () => void };
+  server: readonly [string, number];
+  requestWithRetry(request: Message, addr: readonly [string, number]): Promise<[Message, unknown]>;
+};
+
+function patchTurnRefresh(): void {
+  const proto = TurnProtocol.prototype as unknown as {
+    connectionMade?: (this: PatchedTurn, ...args: unknown[]) => Promise<void>;
+  };
+  const connectionMade = proto.connectionMade;
+  if (typeof connectionMade !== 'function')
+    throw new Error('werift changed: TurnProtocol.connectionMade is gone');
+  proto.connectionMade = function (this: PatchedTurn, ...args: unknown[]) {
+    // werift defines `refresh` on each instance (a class field) and calls it once allocated
+    this.refresh = (lifetimeSeconds: number) => {
+      const stop = new AbortController();
+      this.refreshHandle = { resolve: () => stop.abort() };
+      let lifetime = lifetimeSeconds;
+      const loop = async () => {
+        for (;;) {
+          await sleep((5 / 6) * lifetime * 1000, undefined, { signal: stop.signal });
+          const request = new Message(methods.REFRESH, classes.REQUEST);
+          request.setAttribute('LIFETIME', lifetime);
+          try {
+            const [answer] = await this.requestWithRetry(request, this.server);
+            lifetime = answer.getAttributeValue('LIFETIME') as number;
+          } catch {
+            // the next round tries again (werift logs and goes on)
+          }
+        }
+      };
+      loop().catch(() => undefined); // closed: the sleep was aborted
+    };
+    return connectionMade.apply(this, args);
+  };
 }
 
 /**
