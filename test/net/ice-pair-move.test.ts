@@ -232,8 +232,23 @@ const ENGINES = enginesHere('ice-pair-move');
         const engine = app.app.get<MediaEngine>(MEDIA_ENGINE);
         const page: Page = await browser.newPage();
         await recordPeerConnections(page);
+        // what the page met on the way, said if its Play button never comes (it once did not, in CI)
+        const seen: string[] = [];
+        page.on('console', (m) => m.type() === 'error' && seen.push(`console: ${m.text()}`));
+        page.on('requestfailed', (r) => seen.push(`failed: ${r.url()} ${r.failure()?.errorText}`));
+        page.on('response', (r) => r.status() >= 400 && seen.push(`${r.status()}: ${r.url()}`));
         await page.goto(`${app.config.publicUrl}/${owner.username}/${slug}`);
-        await page.getByRole('button', { name: 'Play Move FM' }).click();
+        await page
+          .getByRole('button', { name: 'Play Move FM' })
+          .click({ timeout: 30_000 })
+          .catch(async (err: Error) => {
+            const text = await page.evaluate(() => document.body.innerText).catch(String);
+            throw new Error(
+              `${err.message}\npage ${page.url()} says: ${text.slice(0, 800)}\n${seen.join('\n')}` +
+                `\nengine events: ${JSON.stringify(events.slice(-20))}` +
+                `\nthe broadcaster said: ${cli?.output().slice(-3000)}`,
+            );
+          });
         await page.waitForSelector('[data-testid=player-state][data-state=live]', {
           timeout: 30_000,
         });
