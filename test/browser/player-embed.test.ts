@@ -512,6 +512,10 @@ describe('<radio-player> embedded on another site, against the real API and SFU'
     const w = await openSite(`station="${night.ref}"`);
     const { page } = w;
     await waitLoaded(page, night);
+    // the controls take their place hidden until the site is known to be allowed (`.checking`), and
+    // a hidden button takes no focus: on a loaded machine that answer came after the name (CI)
+    await playButton(page).waitFor({ state: 'visible' });
+    await until('Play enabled', () => playButton(page).isEnabled(), Boolean);
     const focused = () =>
       inPlayer(page, (r) => {
         const a = r.activeElement;
