@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { within } from './wait.js';
 
 /** The coturn configuration the README and the compose files document. */
 export const COTURN_CONF = fileURLToPath(
@@ -101,9 +102,8 @@ export async function startCoturn(opts: {
     output: () => out,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
-      let fallback: NodeJS.Timeout | undefined;
-      await Promise.race([exited, new Promise((r) => (fallback = setTimeout(r, 3000)))]);
-      clearTimeout(fallback);
+      // a turnserver still running 3 s after SIGTERM is killed
+      await within(exited, 3000, 'turnserver exiting').catch(() => undefined);
       if (child.exitCode === null) child.kill('SIGKILL');
       await exited;
     },
