@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createSocket } from 'node:dgram';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freeLoopbackPort } from '../../apps/api/testing/ports.js';
 import { within } from './wait.js';
 
 /** The coturn configuration the README and the compose files document. */
@@ -21,24 +20,7 @@ export interface Coturn {
 }
 
 /** A port free for both TCP and UDP on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  for (;;) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const srv = createServer();
-      srv.once('error', reject);
-      srv.listen(0, '127.0.0.1', () => {
-        const p = (srv.address() as { port: number }).port;
-        srv.close(() => resolve(p));
-      });
-    });
-    const udpFree = await new Promise<boolean>((resolve) => {
-      const s = createSocket('udp4');
-      s.once('error', () => resolve(false));
-      s.bind(port, '127.0.0.1', () => s.close(() => resolve(true)));
-    });
-    if (udpFree) return port;
-  }
-}
+export const freePort = (): Promise<number> => freeLoopbackPort({ udp: true });
 
 /** This machine's first non-loopback IPv4 address (what the relay may reach, unlike loopback). */
 export function hostAddress(): string {

@@ -3,11 +3,12 @@
  * optional `<relay>`s pulling from elsewhere, and a Shoutcast-protocol source port (`port + 1`).
  * Runs as `nobody` when the tests run as root (icecast refuses root).
  */
-import http, { createServer, type Server } from 'node:http';
+import http from 'node:http';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freeLoopbackPort } from '../../apps/api/testing/ports.js';
 
 export const ICECAST = process.env.ICECAST_PATH ?? '/usr/bin/icecast2';
 
@@ -45,41 +46,6 @@ export interface IcecastStatus {
 const xml = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-/** A server listening on 127.0.0.1:`port`, or null when the port is taken. */
-function tryListen(port: number): Promise<Server | null> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(null));
-    server.listen(port, '127.0.0.1', () => resolve(server));
-  });
-}
-
-const closeServer = (s: Server) => new Promise<void>((ok) => s.close(() => ok()));
-
-/**
- * A port whose next one (the Shoutcast source port) is free too, both checked at once, and below
- * the kernel's ephemeral range: icecast2 listens there after this process let go of it, and a port
- * the kernel hands out for outgoing connections and `listen(0)` (every test file running beside this
- * one makes hundreds) could be taken in between; it is also listened on again when a test restarts
- * icecast2 on the same port.
- */
-async function freeAdjacentPorts(): Promise<number> {
-  const [ephemeralLow] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
-    .trim()
-    .split(/\s+/)
-    .map(Number);
-  const high = Math.min(ephemeralLow ?? 32768, 32768) - 2;
-  for (let i = 0; i < 100; i++) {
-    const port = 20_000 + 2 * Math.floor((Math.random() * (high - 20_000)) / 2);
-    const a = await tryListen(port);
-    const b = a && (await tryListen(port + 1));
-    if (a) await closeServer(a);
-    if (b) await closeServer(b);
-    if (a && b) return port;
-  }
-  throw new Error('no two adjacent free loopback ports between 20000 and the ephemeral range');
-}
-
 /** icecast2 could not listen on its port. */
 class PortTaken extends Error {}
 
@@ -96,7 +62,7 @@ export async function startIcecast(
   // A port found free can still be taken before icecast2 binds it: then try other ones.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startIcecastOn(await freeAdjacentPorts(), opts);
+      return await startIcecastOn(await freeLoopbackPort({ span: 2 }), opts);
     } catch (e) {
       if (attempt === 3 || !(e instanceof PortTaken)) throw e;
     }
@@ -153,6 +119,7 @@ async function startIcecastOn(
   const exited = new Promise<void>((ok) => child.once('exit', () => ok()));
   const url = `http://127.0.0.1:${port}`;
   const end = Date.now() + 10_000;
+  let lastTry = 'no request made';
   for (;;) {
     if (child.exitCode !== null) {
       const Failure = /could not create listener socket/i.test(out) ? PortTaken : Error;
@@ -161,12 +128,14 @@ async function startIcecastOn(
     try {
       const res = await fetch(`${url}/status-json.xsl`);
       if (res.ok) break;
-    } catch {
+      lastTry = `HTTP ${res.status}`;
+    } catch (e) {
       // not up yet
+      lastTry = `${String(e)} (${String((e as Error).cause)})`;
     }
     if (Date.now() > end) {
       child.kill('SIGKILL');
-      throw new Error(`icecast2 did not start:\n${out}`);
+      throw new Error(`icecast2 did not start on ${url}: last status read: ${lastTry}\n${out}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
@@ -11,6 +12,9 @@ import { createApp } from '../src/bootstrap.js';
 import { type AppConfig, loadConfig } from '../src/config/config.js';
 import { dataSourceOptions, MIGRATIONS } from '../src/database/data-source.js';
 import { EmbeddedPostgres } from '../src/database/embedded-postgres.js';
+import { freeLoopbackPort } from './ports.js';
+
+export { freeLoopbackPort };
 
 /** The PostgreSQL and Redis that CI machines run (README); override with TEST_DATABASE_URL / TEST_REDIS_URL. */
 export const TEST_PG_URL =
@@ -161,13 +165,31 @@ export interface TestApp {
   close: () => Promise<void>;
 }
 
-/** A free loopback port (bound and released at once). */
-export async function freeLoopbackPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((ok) => server.close(() => ok()));
-  return port;
+/**
+ * When Nest closes the app's HTTP server, every connection still open closes with it. A test closes
+ * its app when it is done with it, but a connection can outlive the test: `server.close()` waits for
+ * it to end, and one held the close of web-studio's and turn-browser's apps for 30 s when the serial
+ * files first ran in two lanes. Node's `closeAllConnections()` is not enough: it knows only the
+ * connections its HTTP parser holds, and a new connection whose first bytes have not arrived yet is
+ * still with the Icecast source look (radio/source-connections.ts), so it came to HTTP after the
+ * close and held it for Node's headersTimeout (60 s; test-app.spec failed on it in CI). So every
+ * connection the server accepted is tracked here, as main.ts does for the product's shutdown, and
+ * destroyed at the close. The product's own shutdown (main.ts) keeps its bounded grace.
+ */
+function closeConnectionsOnClose(server: Server): void {
+  const sockets = new Set<Socket>();
+  // prepended: a connection is tracked before anything else can take it over
+  server.prependListener('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  const close = server.close.bind(server);
+  server.close = (callback?: (err?: Error) => void) => {
+    close(callback);
+    server.closeAllConnections();
+    for (const socket of sockets) socket.destroy();
+    return server;
+  };
 }
 
 /**
@@ -198,6 +220,7 @@ export async function startTestApp(
     cpSync(await migratedPgliteTemplate(), config.pgliteDir, { recursive: true });
   const app = await createApp(config, { logDestination: opts.logDestination });
   await app.listen(port, '127.0.0.1');
+  closeConnectionsOnClose(app.getHttpServer());
   const address = app.getHttpServer().address() as { port: number };
   const url = `http://127.0.0.1:${address.port}`;
   return {
