@@ -33,8 +33,13 @@ import {
 
 const LISTENERS = 4;
 const T0 = Date.now();
-const step = (what: string) =>
-  process.env.CLUSTER_TEST_LOGS && process.stderr.write(`[drain ${Date.now() - T0} ms] ${what}\n`);
+/** What happened when (printed with CLUSTER_TEST_LOGS; the last ones go into a failure's message). */
+const steps: string[] = [];
+const step = (what: string) => {
+  const line = `[drain ${Date.now() - T0} ms] ${what}`;
+  steps.push(line);
+  if (process.env.CLUSTER_TEST_LOGS) process.stderr.write(`${line}\n`);
+};
 
 describe('cluster: draining an SFU node on SIGTERM', () => {
   const prefix = `rbdrain-${randomBytes(4).toString('hex')}`;
@@ -171,8 +176,12 @@ describe('cluster: draining an SFU node on SIGTERM', () => {
       5000,
       "node A's listeners hear audio again",
       20,
-    );
-    clearInterval(progress);
+    )
+      .catch((err: Error) => {
+        // where each listener stood (state/reconnects/audio since), every 250 ms
+        throw new Error(`${err.message}\n${steps.slice(-30).join('\n')}`);
+      })
+      .finally(() => clearInterval(progress));
     console.log(`drain: all ${LISTENERS} listeners hear audio again ${moved} ms after SIGTERM`);
     await waitUntil(
       async () => (await info(nodeB)).listeners === LISTENERS + 1,

@@ -91,6 +91,9 @@ function sweepStale(): void {
   }
 }
 
+const IPV6_OFF =
+  'echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6 && echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6';
+
 /** A namespace joined to this host by two veth pairs: 10.219.n.1/.2 and 10.219.n.5/.6. */
 function openTwoPaths(): TwoPaths {
   sweepStale();
@@ -111,6 +114,11 @@ function openTwoPaths(): TwoPaths {
   close();
   try {
     run('ip', ['netns', 'add', ns]);
+    // No IPv6 in the namespace: a veth's link-local address becomes valid a second or two after the
+    // link comes up (duplicate address detection), which Chromium, started just after, takes for a
+    // network change and fails its requests in flight with ERR_NETWORK_CHANGED (a fresh-clone run:
+    // the station page's scripts did not load, so no Play button).
+    run('ip', ['netns', 'exec', ns, 'sh', '-c', IPV6_OFF]);
     run('ip', ['netns', 'exec', ns, 'ip', 'link', 'set', 'lo', 'up']);
     for (const p of paths) {
       run('ip', ['link', 'add', p.host, 'type', 'veth', 'peer', 'name', p.peer, 'netns', ns]);

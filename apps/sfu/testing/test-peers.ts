@@ -84,6 +84,25 @@ export function loseRtp(
   return out;
 }
 
+/**
+ * Offers, hands the offer to the engine and applies its answer; when the engine refuses (capacity,
+ * bad SDP) the peer is closed before the error goes on, so its UDP sockets do not outlive the test.
+ */
+async function negotiate(
+  pc: RTCPeerConnection,
+  answer: (offer: string) => Promise<{ sessionId: string; answerSdp: string }>,
+): Promise<{ sessionId: string }> {
+  try {
+    await pc.setLocalDescription(await pc.createOffer());
+    const { sessionId, answerSdp } = await answer(pc.localDescription!.sdp);
+    await pc.setRemoteDescription({ type: 'answer', sdp: answerSdp });
+    return { sessionId };
+  } catch (err) {
+    await pc.close().catch(() => undefined);
+    throw err;
+  }
+}
+
 export interface TestPublisher {
   pc: RTCPeerConnection;
   sessionId: string;
@@ -106,9 +125,7 @@ export async function createTestPublisher(
   const connected = new Promise<void>((resolve) => {
     pc.connectionStateChange.subscribe((s) => s === 'connected' && resolve());
   });
-  await pc.setLocalDescription(await pc.createOffer());
-  const { sessionId, answerSdp } = await engine.publish(stationId, pc.localDescription!.sdp);
-  await pc.setRemoteDescription({ type: 'answer', sdp: answerSdp });
+  const { sessionId } = await negotiate(pc, (offer) => engine.publish(stationId, offer));
   const seqStart = opts.seqStart ?? 1000;
   const tsStart = opts.tsStart ?? 5000;
   const send = (index: number) => {
@@ -205,10 +222,7 @@ export async function createTestListener(
       l.payloadTypes.add(rtp.header.payloadType);
     });
   });
-  await pc.setLocalDescription(await pc.createOffer());
-  const { sessionId, answerSdp } = await engine.addListener(stationId, pc.localDescription!.sdp);
-  l.sessionId = sessionId;
-  await pc.setRemoteDescription({ type: 'answer', sdp: answerSdp });
+  l.sessionId = (await negotiate(pc, (offer) => engine.addListener(stationId, offer))).sessionId;
   return l;
 }
 
