@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { Collections } from '../../content/content.js';
 import type { TestApp } from '../../apps/api/testing/test-app.js';
 import { launchChromium, screenshotPath } from '../support/browser.js';
-import { REPO_ROOT, startWebApp, watchProblems } from '../support/web-app.js';
+import { REPO_ROOT, shown, startWebApp, watchProblems, watchRequests } from '../support/web-app.js';
 
 const content = JSON.parse(
   readFileSync(resolve(REPO_ROOT, 'content/dist/content.json'), 'utf8'),
@@ -33,12 +33,19 @@ describe('content routes in the browser', () => {
     await app?.close();
   });
 
+  /** Each open page's requests still pending (watchRequests), for `show`'s failure message. */
+  const pending = new WeakMap<Page, () => string[]>();
+
   async function open(path: string): Promise<Page> {
     const page = await browser.newPage();
     problems.push(watchProblems(page));
+    pending.set(page, watchRequests(page));
     await page.goto(`${app.url}${path}`);
     return page;
   }
+
+  /** Waits for test id `testId` on `page`; a failure says what the page was doing. */
+  const show = (page: Page, testId: string) => shown(page, testId, pending.get(page));
 
   const jsonLdTypes = (page: Page) =>
     page.evaluate(() =>
@@ -49,7 +56,7 @@ describe('content routes in the browser', () => {
 
   it('/tutorials/ lists every tutorial and links to each', async () => {
     const page = await open('/tutorials/');
-    await page.getByTestId('tutorial-list').waitFor();
+    await show(page, 'tutorial-list');
     expect(await page.getByTestId('page-title').textContent()).toBe('Embed your station anywhere');
     for (const t of content.tutorials) {
       const card = page.getByTestId(`content-card-${t.slug}`);
@@ -59,14 +66,14 @@ describe('content routes in the browser', () => {
     expect(await jsonLdTypes(page)).toEqual(['ItemList', 'BreadcrumbList']);
     // In-app navigation to a tutorial.
     await page.getByTestId(`content-card-${content.tutorials[0]!.slug}`).click();
-    await page.getByTestId('tutorial').waitFor();
+    await show(page, 'tutorial');
     expect(page.url()).toBe(`${app.url}${content.tutorials[0]!.path}`);
     await page.screenshot({ path: screenshotPath('content-tutorial'), fullPage: false });
   });
 
   it('/blog/ lists both posts, newest first', async () => {
     const page = await open('/blog/');
-    await page.getByTestId('post-list').waitFor();
+    await show(page, 'post-list');
     const hrefs = await page
       .locator('[data-testid=post-list] a.content-card')
       .evaluateAll((as) => as.map((a) => a.getAttribute('href')));
@@ -78,7 +85,7 @@ describe('content routes in the browser', () => {
   it('every tutorial renders its body, steps, snippets with this origin and HowTo data', async () => {
     for (const t of content.tutorials) {
       const page = await open(t.path);
-      await page.getByTestId('tutorial').waitFor();
+      await show(page, 'tutorial');
       expect(await page.getByTestId('page-title').textContent()).toBe(t.title);
       expect(await page.title()).toBe(t.seo.title);
       expect(await jsonLdTypes(page)).toEqual(['HowTo', 'BreadcrumbList']);
@@ -99,7 +106,7 @@ describe('content routes in the browser', () => {
   it('every post renders with its author, dates and BlogPosting data', async () => {
     for (const p of content.blog) {
       const page = await open(p.path);
-      await page.getByTestId('post').waitFor();
+      await show(page, 'post');
       expect(await page.getByTestId('page-title').textContent()).toBe(p.title);
       expect(await page.title()).toBe(p.seo.title);
       expect(await page.getByTestId('post-author').textContent()).toContain(p.author.displayName);
@@ -114,7 +121,7 @@ describe('content routes in the browser', () => {
     ['/blog/no-such-post', 'Post not found'],
   ])("%s → '%s' on the not-found screen", async (path, message) => {
     const page = await open(path);
-    await page.getByTestId('not-found').waitFor();
+    await show(page, 'not-found');
     expect(await page.getByTestId('not-found-message').textContent()).toBe(message);
     expect(await page.locator('[data-testid=not-found] h1').textContent()).toBe(message);
     expect(await page.getByRole('link', { name: 'Start Over' }).getAttribute('href')).toBe('/');
@@ -124,18 +131,18 @@ describe('content routes in the browser', () => {
 
   it("an unknown slug reached inside the app also says 'Tutorial not found'", async () => {
     const page = await open('/tutorials/');
-    await page.getByTestId('tutorial-list').waitFor();
+    await show(page, 'tutorial-list');
     await page.evaluate(() => {
       history.pushState({}, '', '/tutorials/nope');
       dispatchEvent(new PopStateEvent('popstate'));
     });
-    await page.getByTestId('not-found').waitFor();
+    await show(page, 'not-found');
     expect(await page.getByTestId('not-found-message').textContent()).toBe('Tutorial not found');
   });
 
   it('/embed: the two lines with this origin, attributes, sizes, browsers, measured size', async () => {
     const page = await open('/embed');
-    await page.getByTestId('embed-snippet').waitFor();
+    await show(page, 'embed-snippet');
     expect(await page.getByTestId('embed-snippet').textContent()).toBe(
       `<script src="${app.url}/player.js" defer></script>\n` +
         '<radio-player station="username/station-slug" theme="dark" autoplay="false"></radio-player>',
@@ -158,7 +165,7 @@ describe('content routes in the browser', () => {
     ['/privacy', 'Privacy policy'],
   ])('%s shows the configured support e-mail', async (path, heading) => {
     const page = await open(path);
-    await page.getByTestId('support-email').waitFor();
+    await show(page, 'support-email');
     expect(await page.getByTestId('page-title').textContent()).toBe(heading);
     expect(await page.getByTestId('support-email').getAttribute('href')).toBe(
       'mailto:help@radio.test',
@@ -177,7 +184,7 @@ describe('content routes in the browser', () => {
 
   it('home links every tutorial', async () => {
     const page = await open('/');
-    await page.getByTestId('home-tutorials').waitFor();
+    await show(page, 'home-tutorials');
     const hrefs = await page
       .locator('[data-testid=home-tutorials] a')
       .evaluateAll((as) => as.map((a) => a.getAttribute('href')));
@@ -186,7 +193,7 @@ describe('content routes in the browser', () => {
 
   it('the blog feed is linked from the pages and parses as XML in the browser', async () => {
     const page = await open('/blog/');
-    await page.getByTestId('post-list').waitFor();
+    await show(page, 'post-list');
     const feed = await page
       .locator('link[rel=alternate][type="application/rss+xml"]')
       .getAttribute('href');

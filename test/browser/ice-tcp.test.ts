@@ -9,7 +9,7 @@ import type { BrowserContext } from 'playwright-core';
 import type { MediaEngine } from '@radiobroadcaster/sfu';
 import type { TestApp, TestUser } from '../../apps/api/testing/test-app.js';
 import { MEDIA_ENGINE } from '../../apps/api/src/media/media.providers.js';
-import { launchChromiumWithoutUdp, toneProminence } from '../support/browser.js';
+import { launchChromiumWithoutUdp, toneOverOther } from '../support/browser.js';
 import { type CliBroadcast, stationOnAirWithTone, startWebApp } from '../support/web-app.js';
 
 const TONE_HZ = 440;
@@ -53,16 +53,10 @@ describe('a listener whose UDP is blocked connects over ICE-TCP, without a relay
     await page.goto(`${app.url}/${owner.username}/${slug}`);
     await page.getByRole('button', { name: 'Play TCP FM' }).click();
     await page.waitForSelector('[data-testid=player-state][data-state=live]', { timeout: 30_000 });
-    const at440 = await toneProminence(
+    const { at: at440, other: at1000 } = await toneOverOther(
       page,
       { audioSelector: '[data-testid=station-audio]' },
       TONE_HZ,
-      3000,
-    );
-    const at1000 = await toneProminence(
-      page,
-      { audioSelector: '[data-testid=station-audio]' },
-      1000,
       1000,
     );
     expect(at440).toBeGreaterThanOrEqual(20);

@@ -13,7 +13,7 @@ import type { TestApp, TestUser } from '../../apps/api/testing/test-app.js';
 import { signUp } from '../../apps/api/testing/test-app.js';
 import { seriousViolations } from '../support/axe.js';
 import { launchChromium, screenshotPath } from '../support/browser.js';
-import { createStation, startWebApp, watchProblems } from '../support/web-app.js';
+import { createStation, startWebApp, until, watchProblems } from '../support/web-app.js';
 
 const SIZES = [
   { width: 1280, height: 800 },
@@ -52,8 +52,11 @@ describe('first impressions, consistency and honest states', () => {
     context = undefined;
   });
 
-  async function newPage(viewport: { width: number; height: number } = SIZES[0]): Promise<Page> {
-    context = await browser.newContext({ viewport });
+  async function newPage(
+    viewport: { width: number; height: number } = SIZES[0],
+    options: { serviceWorkers?: 'allow' | 'block' } = {},
+  ): Promise<Page> {
+    context = await browser.newContext({ viewport, ...options });
     const page = await context.newPage();
     problems = watchProblems(page);
     return page;
@@ -111,13 +114,24 @@ describe('first impressions, consistency and honest states', () => {
   }, 60_000);
 
   it('home with /api unreachable: an error with Retry instead of "Loading stations…", then the list', async () => {
-    const page = await newPage();
+    // No service worker: requests that pass through the site's (once it controls the page) skip
+    // page.route, and the API must be unreachable to every request the page makes. (A CI run hit
+    // the 60 s timeout here without saying at which step: the click now has a deadline of its
+    // own, and the request it makes is counted.)
+    const page = await newPage(SIZES[0], { serviceWorkers: 'block' });
     // The API stays unreachable until the click on Retry: the page's own refetch would otherwise
     // bring the list back while the audit runs (a loaded machine takes seconds), and Retry with it.
-    let reachable = false;
-    await page.route('**/api/stations/discover', (route) =>
-      reachable ? route.continue() : route.abort('connectionrefused'),
-    );
+    // Reachable means "after the click": a listener the page runs before React's notes the click,
+    // and the route asks the page (a flag the test flipped just before clicking lost that race to a
+    // refetch of the page's own on a loaded CI run: the list came, Retry was gone).
+    let requests = 0;
+    await page.route('**/api/stations/discover', async (route) => {
+      requests++;
+      const clicked = await page
+        .evaluate(() => (window as unknown as { retryClicked?: boolean }).retryClicked === true)
+        .catch(() => false); // a page between documents: not clicked
+      return clicked ? route.continue() : route.abort('connectionrefused');
+    });
     await page.goto(`${app.url}/`);
     const error = page.getByTestId('load-error');
     await error.waitFor();
@@ -127,14 +141,32 @@ describe('first impressions, consistency and honest states', () => {
     await error.scrollIntoViewIfNeeded();
     await auditAndShoot(page, 'home-api-unreachable');
 
+    // The page refetches the list by itself every 15 s, and each refetch goes through page.route
+    // (refused until the click): only the click on Retry brings the list.
     const retry = page.getByTestId('load-retry');
     await retry.waitFor();
-    reachable = true;
-    await retry.click();
+    await page.evaluate(() =>
+      document.addEventListener(
+        'click',
+        (e) => {
+          if ((e.target as Element).closest('[data-testid=load-retry]'))
+            (window as unknown as { retryClicked?: boolean }).retryClicked = true;
+        },
+        true,
+      ),
+    );
+    const before = requests;
+    await retry.click({ timeout: 20_000 });
+    await until(
+      'the request Retry makes',
+      async () => requests,
+      (n) => n > before,
+      10_000,
+    );
     await page.getByTestId('live-stations').getByText('Night Owl Radio').waitFor();
     expect(await page.getByTestId('load-error').count()).toBe(0);
     await auditAndShoot(page, 'home');
-  }, 60_000);
+  }, 120_000); // four axe audits and full-page screenshots on a loaded machine
 
   it('a deleted station\'s page says "Station not found" once, with the reason', async () => {
     const { station } = await createStation(app.url, owner, { name: 'Short Lived', slug: 'gone' });

@@ -117,7 +117,7 @@ export function screenshotPath(name: string): string {
  * Listens to a MediaStream in the page through a WebAudio analyser and returns how far the
  * tone's frequency bin stands above the spectrum's median (dB), the best over `ms`; with
  * `above`, it returns as soon as that best exceeds `above` (a test asserting "at least X" needs
- * no more listening than that; one asserting a maximum, or comparing two tones, listens the whole `ms`).
+ * no more listening than that; one asserting a maximum listens the whole `ms`).
  * The stream is the `srcObject` of the `<audio>` matched by `audioSelector` (inside the shadow
  * root of `hostSelector` when given), or, for an element playing a URL (the HTTP stream), the
  * element's own output. No eval, so it works under the pages' strict CSP.
@@ -129,8 +129,25 @@ export async function toneProminence(
   ms = 3000,
   above = Infinity,
 ): Promise<number> {
+  const [best] = await tonesProminence(page, where, [freq], ms, { above });
+  return best!;
+}
+
+/**
+ * {@link toneProminence} for several frequencies in one listen (the same analyser frames), one best
+ * per frequency. With `above`, it returns once the first frequency's best exceeds it and at least
+ * `minMs` has been listened to: a test that compares the tone with a frequency nobody sends
+ * ({@link toneOverOther}) stops when the tone is heard instead of listening out fixed windows.
+ */
+export async function tonesProminence(
+  page: Page,
+  where: { audioSelector: string; hostSelector?: string },
+  freqs: number[],
+  ms = 3000,
+  { above = Infinity, minMs = 0 }: { above?: number; minMs?: number } = {},
+): Promise<number[]> {
   return page.evaluate(
-    async ({ where, freq, ms, above }) => {
+    async ({ where, freqs, ms, above, minMs }) => {
       const root: ParentNode | null | undefined = where.hostSelector
         ? document.querySelector(where.hostSelector)?.shadowRoot
         : document;
@@ -138,7 +155,7 @@ export async function toneProminence(
         (HTMLMediaElement & { captureStream(): MediaStream }) | null | undefined;
       const stream =
         (el?.srcObject as MediaStream | null | undefined) ?? (el?.src ? el.captureStream() : null);
-      if (!stream) return -1;
+      if (!stream) return freqs.map(() => -1);
       const ctx = new AudioContext();
       await ctx.resume();
       const source = ctx.createMediaStreamSource(stream);
@@ -146,26 +163,49 @@ export async function toneProminence(
       analyser.fftSize = 4096;
       source.connect(analyser);
       const data = new Float32Array(analyser.frequencyBinCount);
-      const bin = Math.round((freq / ctx.sampleRate) * analyser.fftSize);
-      let best = -Infinity;
-      const end = performance.now() + ms;
-      while (performance.now() < end) {
+      const bins = freqs.map((f) => Math.round((f / ctx.sampleRate) * analyser.fftSize));
+      const best = freqs.map(() => -Infinity);
+      const start = performance.now();
+      while (performance.now() < start + ms) {
         await new Promise((r) => setTimeout(r, 100));
         analyser.getFloatFrequencyData(data);
-        const peak = Math.max(data[bin - 1]!, data[bin]!, data[bin + 1]!);
         const sorted = Array.from(data)
           .filter(Number.isFinite)
           .sort((a, b) => a - b);
         const median = sorted[Math.floor(sorted.length / 2)] ?? -200;
-        if (Number.isFinite(peak)) best = Math.max(best, peak - median);
-        if (above !== null && best > above) break;
+        bins.forEach((bin, i) => {
+          const peak = Math.max(data[bin - 1]!, data[bin]!, data[bin + 1]!);
+          if (Number.isFinite(peak)) best[i] = Math.max(best[i]!, peak - median);
+        });
+        if (above !== null && best[0]! > above && performance.now() - start >= minMs) break;
       }
       await ctx.close();
       return best;
     },
     // JSON carries no Infinity: null means listen the whole `ms`.
-    { where, freq, ms, above: Number.isFinite(above) ? above : null },
+    { where, freqs, ms, above: Number.isFinite(above) ? above : null, minMs },
   );
+}
+
+/**
+ * The tone at `hz` and, in the same frames, a frequency nobody sends (`notHz`): one listen of up to
+ * `ms` that ends once the tone stands `heardDb` above the spectrum (after at least 500 ms, so the
+ * other frequency is sampled over several frames). Callers assert `at >= heardDb` and
+ * `other < at - 15`: the energy is at the published frequency, not everywhere.
+ */
+export async function toneOverOther(
+  page: Page,
+  where: { audioSelector: string; hostSelector?: string },
+  hz: number,
+  notHz: number,
+  ms = 3000,
+  heardDb = 20,
+): Promise<{ at: number; other: number }> {
+  const [at, other] = await tonesProminence(page, where, [hz, notHz], ms, {
+    above: heardDb,
+    minMs: 500,
+  });
+  return { at: at!, other: other! };
 }
 
 /** Keeps every RTCPeerConnection the page creates, in order, for {@link peerConnectionRoutes}. */

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import type { CreateStationResponse, Station } from '@radiobroadcaster/contracts';
 import {
   freeLoopbackPort,
@@ -218,6 +218,40 @@ export async function audioLevel(
   );
   if (level === null) return -Infinity;
   return level > 0 ? 20 * Math.log10(level) : -200;
+}
+
+/**
+ * The requests `page` has started and not yet finished (or failed), each with how long it has been
+ * waiting: for a failure's message, when a page did not render what a test waited for.
+ */
+export function watchRequests(page: Page): () => string[] {
+  const started = new Map<Request, number>();
+  page.on('request', (r) => started.set(r, Date.now()));
+  page.on('requestfinished', (r) => started.delete(r));
+  page.on('requestfailed', (r) => started.delete(r));
+  return () => [...started].map(([r, at]) => `${r.method()} ${r.url()} (${Date.now() - at} ms)`);
+}
+
+/**
+ * Waits for the element with test id `testId` on `page`; if it does not show, the error says what
+ * the page was doing: its address, load state, requests still pending (`pending`, watchRequests)
+ * and the start of its text.
+ */
+export async function shown(page: Page, testId: string, pending?: () => string[]): Promise<void> {
+  try {
+    await page.getByTestId(testId).waitFor();
+  } catch (e) {
+    const state = await page
+      .evaluate(() => ({
+        readyState: document.readyState,
+        text: (document.body?.innerText ?? '').replace(/\s+/g, ' ').slice(0, 400),
+      }))
+      .catch((err: Error) => ({ readyState: `unknown (${err.message})`, text: '' }));
+    throw new Error(
+      `${(e as Error).message}\n  page ${page.url()}, document ${state.readyState}` +
+        `\n  requests pending: ${pending?.().join(', ') || 'none'}\n  text: ${state.text}`,
+    );
+  }
 }
 
 /** Collects uncaught page errors and console errors (minus failed-resource noise) of a page. */
