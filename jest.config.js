@@ -1,13 +1,13 @@
 /**
  * Jest in native ESM mode: NestJS 12 packages are ESM-only.
  *
- * Two projects, run by `npm test` (scripts/test.mjs) one after the other:
+ * Two projects, run by `npm test` (scripts/test.mjs, which says in which runs and workers):
  * - `unit`: the specs beside the code (apps/**, libs/**): unit, service and HTTP specs, each file with
  *   its own database, so they run in parallel workers;
  * - `e2e`: test/**: built processes, browsers, coturn, icecast, clusters. `npm test` runs it in two
  *   parts: the files that share nothing with each other (each has its own ports, database, temporary
- *   directories and Chromium) in 2 workers, then {@link E2E_SERIAL} one file at a time
- *   (`RB_E2E_SET=parallel|serial` selects a part; unset: all of it).
+ *   directories and Chromium) in parallel workers beside the unit specs, then {@link E2E_SERIAL}
+ *   (`RB_E2E_SET=parallel|serial|serial-beside|serial-alone` selects a part; unset: all).
  * `node --experimental-vm-modules node_modules/jest/bin/jest.js path/to/file` runs any one file.
  */
 // The SFU engine of every process a test starts, unless the test names another: werift. The
@@ -52,21 +52,39 @@ const shared = {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
 };
 /**
- * e2e files run one at a time: network namespaces, nftables and coturn relays (test/net), the
- * files that time failover, drain and shutdown against grace windows, or count one-port consent
- * checks, and the files that hold the product to a latency of 2 s or less (a second MP3 listener's
- * first bytes within 1 s, now playing and the live state at the listener within 2 s), which a second
- * heavy file beside them on 2 cores would make flaky.
+ * e2e files that do not share the machine with the parallel run: network namespaces, nftables and
+ * coturn relays (test/net), the files that time failover, drain and shutdown against grace windows,
+ * or count one-port consent checks, and the files that hold the product to a latency of 2 s or less
+ * (a second MP3 listener's first bytes within 1 s, now playing and the live state at the listener
+ * within 2 s), which three heavy files beside them on 2 cores would make flaky. One file at a time,
+ * in two sets (`npm test`: scripts/test.mjs):
+ * - `E2E_SERIAL_BESIDE` (`RB_E2E_SET=serial-beside`), beside the parallel run, whose session gets
+ *   less of the CPU than theirs (they mostly wait: about a third of the 2 cores);
+ * - `E2E_SERIAL_ALONE` (`RB_E2E_SET=serial-alone`), alone after it: the files of test/net, which
+ *   change the host's network (veth pairs with the host's end addressed, nftables tables: every
+ *   Chromium and WebRTC peer on the machine sees interfaces and addresses come and go; beside them, a
+ *   parallel file's pages stayed blank and a CLI listener's WebRTC timed out), and cluster, whose ten
+ *   relayed listeners must get 99 % of the packets (beside the parallel run one got 97 %).
+ * `RB_E2E_SET=serial` selects both (docs/testing.md).
  */
-export const E2E_SERIAL = [
+export const E2E_SERIAL_ALONE = [
   '/test/net/.+\\.(spec|test)\\.ts$',
-  '/test/e2e/(cluster|crash-recovery|sfu-drain|shutdown|http-listen)\\.test\\.ts$',
-  '/test/browser/(one-port-consent|ice-tcp|web-listen|web-studio)\\.test\\.ts$',
+  '/test/e2e/cluster\\.test\\.ts$',
 ];
+export const E2E_SERIAL_BESIDE = [
+  '/test/browser/(one-port-consent|ice-tcp|web-listen|web-studio)\\.test\\.ts$',
+  '/test/e2e/(crash-recovery|sfu-drain|shutdown|http-listen)\\.test\\.ts$',
+];
+export const E2E_SERIAL = [...E2E_SERIAL_ALONE, ...E2E_SERIAL_BESIDE];
 const e2eSet = process.env.RB_E2E_SET;
+const serialSets = {
+  serial: E2E_SERIAL,
+  'serial-alone': E2E_SERIAL_ALONE,
+  'serial-beside': E2E_SERIAL_BESIDE,
+};
 const e2eFiles =
-  e2eSet === 'serial'
-    ? { testRegex: E2E_SERIAL }
+  e2eSet && e2eSet in serialSets
+    ? { testRegex: serialSets[e2eSet] }
     : {
         testMatch: ['<rootDir>/test/**/*.(spec|test).ts'],
         ...(e2eSet === 'parallel'
@@ -75,6 +93,7 @@ const e2eFiles =
       };
 export default {
   testTimeout: 30000,
+  testSequencer: '<rootDir>/test/support/jest/sequencer.mjs',
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.(spec|test).ts'] },
     {

@@ -1,14 +1,20 @@
 #!/usr/bin/env node
 /**
- * `npm test` after its checks and build: the two Jest projects of jest.config.js in two runs, with the
- * Node that runs this script (so every process the tests spawn runs the same Node):
+ * `npm test` after its build (`pretest`): `npm run check` beside the tests (startChecks, below), and
+ * the two Jest projects of jest.config.js in three runs, with the Node that runs this script (so every
+ * process the tests spawn runs the same Node):
  *   1. `unit` (apps/** and libs/** specs, each file with a database of its own) and the `e2e` files
  *      (test/**: built processes, browsers, network) that share nothing, together in RB_TEST_WORKERS
  *      parallel workers (default 3);
- *   2. jest.config.js's E2E_SERIAL (network namespaces, failover and latency timing), one at a time.
+ *   2. jest.config.js's E2E_SERIAL, one file at a time, in two runs: E2E_SERIAL_BESIDE (drain,
+ *      shutdown and latency timing) beside run 1, which gets less of the CPU than it, then
+ *      E2E_SERIAL_ALONE (test/net: they change the host's network; cluster's relayed packets) alone;
+ *      RB_TEST_SERIAL_BESIDE=0: both after run 1, in one run. Run 1 prints as it goes, the run beside
+ *      it when it ends.
  * Arguments go to every run (`npm test -- --testNamePattern foo`). RB_TEST_PROJECTS selects projects
- * (default `unit,e2e`). Prints the slowest files and one closing line with both runs' totals;
- * RB_TEST_TIMES=<file> writes every file's time there.
+ * (default `unit,e2e`; `serial`: only the serial files). Prints the slowest files and one closing
+ * line with the runs' totals; RB_TEST_TIMES=<file> writes every file's time there (seconds, file,
+ * run, start in the run).
  *
  * No --forceExit: a run whose Jest is still alive EXIT_GRACE_MS after writing its report has a test
  * that left a handle open; it is stopped with a warning naming the cause (rather than hanging CI),
@@ -83,12 +89,28 @@ function killLeftovers(pgid, label) {
   return left.length;
 }
 
-/** The Jest run in progress (its process group), for the signals this script passes on. */
-let running = null;
+/**
+ * Lowers the CPU share of process `pid`'s session: with the kernel's autogroups (Linux's default
+ * for desktops and these machines) the CPU is shared between sessions first and nice counts only
+ * inside one, so a session's priority is its autogroup's nice (0 by default, 19 the lowest).
+ */
+function lowerAutogroup(pid, nice) {
+  try {
+    writeFileSync(`/proc/${pid}/autogroup`, String(nice));
+  } catch {
+    // no autogroups here (or not Linux)
+  }
+}
+
+/** The Jest runs in progress (their process groups), for the signals this script passes on. */
+const running = new Set();
+/** The process group of the checks running beside the tests (startChecks), while they run. */
+let checksPgid = 0;
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(signal, () => {
     // Jest is in a process group of its own: Ctrl-C in a terminal reaches only this script
-    if (running) killLeftovers(running, 'interrupted');
+    for (const pgid of running) killLeftovers(pgid, 'interrupted');
+    if (checksPgid) killLeftovers(checksPgid, 'interrupted checks');
     rmSync(out, { recursive: true, force: true });
     process.exit(128 + constants.signals[signal]);
   });
@@ -96,13 +118,14 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 
 /**
  * Runs Jest in a process group of its own; resolves with its exit code, or -1 if it outlived its
- * report by EXIT_GRACE_MS, and how many processes the tests left running (killed).
+ * report by EXIT_GRACE_MS, and how many processes the tests left running (killed). `quiet`: its
+ * output is kept and printed whole when it ends (a run beside another that prints as it goes).
  */
-function jestRun(args, report, env, label) {
+function jestRun(args, report, env, label, quiet = false, autogroupNice = 0) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, {
       cwd: root,
-      stdio: 'inherit',
+      stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit',
       detached: true,
       // Every Node process the tests start (API processes, SFU nodes, the CLI; Jest's workers)
       // keeps V8's compiled code of dist/ and node_modules in one cache for the run: the second
@@ -120,11 +143,21 @@ function jestRun(args, report, env, label) {
         child.kill('SIGKILL');
       }
     }, 500);
-    running = child.pid;
-    child.on('exit', (code, signal) => {
+    // detached: a session of its own, so an autogroup of its own (startChecks says why that matters)
+    if (autogroupNice) lowerAutogroup(child.pid, autogroupNice);
+    const kept = [];
+    if (quiet) for (const s of [child.stdout, child.stderr]) s.on('data', (d) => kept.push(d));
+    running.add(child.pid);
+    const ended = quiet
+      ? Promise.all([child.stdout, child.stderr].map((s) => new Promise((ok) => s.on('close', ok))))
+      : Promise.resolve();
+    child.on('exit', async (code, signal) => {
       clearInterval(watch);
-      running = null;
+      running.delete(child.pid);
+      // the leftovers first: a process the tests left running holds the output pipes open
       const leftovers = killLeftovers(child.pid, label);
+      await ended;
+      if (quiet) process.stdout.write(Buffer.concat(kept));
       resolve({
         code: reportedAt && signal === 'SIGKILL' ? -1 : signal ? 1 : (code ?? 1),
         leftovers,
@@ -135,20 +168,40 @@ function jestRun(args, report, env, label) {
 
 const projects = (process.env.RB_TEST_PROJECTS ?? 'unit,e2e').split(',');
 const shared = projects.filter((p) => p === 'unit' || p === 'e2e');
-const runs = [
+/** A run of serial e2e files (`set`: jest.config.js's RB_E2E_SET), one at a time. */
+const serialRun = (label, set) => ({
+  label,
+  // each test's time in the log: these files are where timing matters
+  args: ['--selectProjects', 'e2e', '--runInBand', '--verbose'],
+  env: { RB_E2E_SET: set },
+});
+const parallelRun = shared.length && {
   // the unit specs and the e2e files that share nothing, in one run: Jest hands the next file to
   // whichever worker is free, so a worker waiting in a browser file leaves the CPU to a unit spec
-  shared.length && {
-    label: shared.map((p) => (p === 'e2e' ? 'e2e parallel' : p)).join(' + '),
-    args: ['--selectProjects', ...shared, `--maxWorkers=${workers}`, '--workerIdleMemoryLimit=1GB'],
-    env: { RB_E2E_SET: 'parallel' },
-  },
-  projects.includes('e2e') && {
-    label: 'e2e serial',
-    args: ['--selectProjects', 'e2e', '--runInBand'],
-    env: { RB_E2E_SET: 'serial' },
-  },
-].filter(Boolean);
+  label: shared.map((p) => (p === 'e2e' ? 'e2e parallel' : p)).join(' + '),
+  args: ['--selectProjects', ...shared, `--maxWorkers=${workers}`, '--workerIdleMemoryLimit=1GB'],
+  env: { RB_E2E_SET: 'parallel' },
+};
+// jest.config.js's two serial sets, in one run each: E2E_SERIAL_BESIDE beside the parallel run
+// (default; RB_TEST_SERIAL_BESIDE=0: after it), with the CPU first: the parallel run's session at
+// autogroup nice RB_TEST_PARALLEL_NICE (default 10), so their processes (their timing is what they
+// test) get the CPU when they want it and the parallel files take what is left; E2E_SERIAL_ALONE
+// (the files that change the host's network, and cluster) alone after the parallel run.
+const serialBeside = process.env.RB_TEST_SERIAL_BESIDE !== '0';
+const parallelNice = Number(process.env.RB_TEST_PARALLEL_NICE ?? '10');
+const serial = projects.includes('e2e') || projects.includes('serial');
+// Groups of runs: the runs of a group at once (the first prints as it goes), the groups in turn.
+const groups = (
+  serialBeside && parallelRun && serial
+    ? [
+        [
+          { ...parallelRun, autogroupNice: parallelNice },
+          serialRun('e2e serial beside', 'serial-beside'),
+        ],
+        [serialRun('e2e serial alone', 'serial-alone')],
+      ]
+    : [parallelRun && [parallelRun], serial && [serialRun('e2e serial', 'serial')]]
+).filter(Boolean);
 
 console.log(`== Node ${process.version}`);
 const onPath = spawnSync('node', ['--version'], { encoding: 'utf8' }).stdout?.trim();
@@ -157,25 +210,28 @@ if (onPath !== process.version)
 let status = 0;
 const files = [];
 const totals = { passed: 0, failed: 0, skipped: 0 };
-for (const run of runs) {
-  const label = run.label;
+
+/** One Jest run of a group: its report's totals and files go into the suite's. */
+async function run({ label, args, env, autogroupNice }, quiet) {
   const json = join(out, `${label.replace(/\W+/g, '-')}.json`);
   const started = Date.now();
-  console.log(`\n== ${label} (${run.args.join(' ')})`);
+  console.log(`\n== ${label} (${args.join(' ')})${quiet ? ': its output when it ends' : ''}`);
   const { code, leftovers } = await jestRun(
     [
       '--max-old-space-size=4096',
       '--experimental-vm-modules',
       jest,
-      ...run.args,
+      ...args,
       '--passWithNoTests',
       '--json',
       `--outputFile=${json}`,
       ...extra,
     ],
     json,
-    run.env,
+    env,
     label,
+    quiet,
+    autogroupNice,
   );
   console.log(`== ${label}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
   if (code > 0) status = code;
@@ -185,7 +241,7 @@ for (const run of runs) {
   } catch {
     console.log(`== ${label}: no report (exit ${code})`);
     status ||= 1;
-    continue;
+    return;
   }
   if (code < 0 && (process.env.RB_TEST_STRICT_EXIT === '1' || !report.success)) status ||= 1;
   if (leftovers && process.env.RB_TEST_STRICT_EXIT === '1') status ||= 1;
@@ -193,7 +249,63 @@ for (const run of runs) {
   totals.failed += report.numFailedTests;
   totals.skipped += report.numPendingTests + report.numTodoTests;
   for (const t of report.testResults)
-    files.push({ file: relative(root, t.name), s: (t.endTime - t.startTime) / 1000 });
+    files.push({
+      file: relative(root, t.name),
+      s: (t.endTime - t.startTime) / 1000,
+      run: label,
+      from: (t.startTime - started) / 1000,
+    });
+}
+
+/**
+ * `npm run check` (formatting, lint, dependency declarations, type checks) beside the Jest runs, at
+ * the lowest priority: the parallel run leaves CPU idle while its files wait (browsers, processes,
+ * timers; a fifth of the 2 cores on a quick machine), and the checks' work fits there instead of
+ * before the tests, while the tests' processes get the CPU whenever they want it. Its output is
+ * printed when the Jest runs have ended; a failed check fails the suite. RB_TEST_CHECKS=0 skips it
+ * (the build before the tests, `pretest`, type-checks the product's code either way).
+ */
+function startChecks() {
+  if (process.env.RB_TEST_CHECKS === '0') return null;
+  const started = Date.now();
+  const nice = process.platform === 'linux' ? 'nice -n 10 ' : '';
+  const child = spawn(`${nice}npm run --silent check`, {
+    cwd: root,
+    shell: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // a session of its own, which gets nice 19 as a whole (lowerAutogroup; at nice 10 alone the
+    // checks took a third of the CPU)
+    detached: true,
+  });
+  checksPgid = child.pid;
+  child.on('exit', () => (checksPgid = 0));
+  lowerAutogroup(child.pid, 19);
+  const kept = [];
+  for (const s of [child.stdout, child.stderr]) s.on('data', (d) => kept.push(d));
+  return new Promise((resolve) =>
+    child.on('close', (code, signal) =>
+      resolve({
+        code: code ?? (signal ? 1 : 0),
+        output: Buffer.concat(kept),
+        seconds: (Date.now() - started) / 1000,
+      }),
+    ),
+  );
+}
+
+const checks = startChecks();
+for (const group of groups) {
+  const started = Date.now();
+  await Promise.all(group.map((r, i) => run(r, i > 0)));
+  if (group.length > 1)
+    console.log(`== ${group.length} runs at once: ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
+if (checks) {
+  const { code, output, seconds } = await checks;
+  console.log(`\n== checks (npm run check, beside the tests at low priority)`);
+  process.stdout.write(output);
+  console.log(`== checks: ${code ? `failed (exit ${code})` : 'passed'} in ${seconds.toFixed(0)} s`);
+  if (code) status ||= code;
 }
 rmSync(out, { recursive: true, force: true });
 // every file's time, slowest first, for whoever measures the suite (docs/testing.md)
@@ -202,7 +314,7 @@ if (process.env.RB_TEST_TIMES)
     process.env.RB_TEST_TIMES,
     files
       .sort((a, b) => b.s - a.s)
-      .map((f) => `${f.s.toFixed(1)}\t${f.file}\n`)
+      .map((f) => `${f.s.toFixed(1)}\t${f.file}\t${f.run}\t${f.from.toFixed(1)}\n`)
       .join(''),
   );
 
