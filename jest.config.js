@@ -76,6 +76,31 @@ export const E2E_SERIAL_BESIDE = [
   '/test/e2e/(crash-recovery|sfu-drain|shutdown|http-listen)\\.test\\.ts$',
 ];
 export const E2E_SERIAL = [...E2E_SERIAL_ALONE, ...E2E_SERIAL_BESIDE];
+/**
+ * Unit specs that `npm test` runs beside E2E_SERIAL_ALONE instead of in the parallel run
+ * (`RB_UNIT_SET=beside-alone` selects them, `RB_UNIT_SET=parallel` the rest): the alone files mostly
+ * wait on networks and timers and leave the 2 cores idle for two minutes, while the parallel run is
+ * short of CPU. These are API specs that open no WebRTC peer and no browser (what the alone files'
+ * network changes would disturb, see above), only HTTP, socket.io, PostgreSQL and Redis on loopback,
+ * and among the ones that cost the most CPU or wait longest (chat-nodes runs three API processes).
+ */
+export const UNIT_BESIDE_ALONE = [
+  '/apps/api/src/chat/(chat-nodes|chat-room-rate|chat)\\.spec\\.ts$',
+  '/apps/api/src/(webhooks/webhooks|follow/follow|follow/push|relays/relays)\\.spec\\.ts$',
+  '/apps/api/src/auth/(sign-up-limits|auth-rate-limit|auth)\\.spec\\.ts$',
+  '/apps/api/src/(database/embedded-restart|podcast/podcast|recordings/recordings-s3)\\.spec\\.ts$',
+  '/apps/api/src/(radio/listen-access|shows/shows)\\.spec\\.ts$',
+];
+const unitSet = process.env.RB_UNIT_SET;
+const unitFiles =
+  unitSet === 'beside-alone'
+    ? { testRegex: UNIT_BESIDE_ALONE }
+    : {
+        testMatch: ['<rootDir>/{apps,libs}/**/*.(spec|test).ts'],
+        ...(unitSet === 'parallel'
+          ? { testPathIgnorePatterns: [...shared.testPathIgnorePatterns, ...UNIT_BESIDE_ALONE] }
+          : {}),
+      };
 const e2eSet = process.env.RB_E2E_SET;
 const serialSets = {
   serial: E2E_SERIAL,
@@ -95,7 +120,7 @@ export default {
   testTimeout: 30000,
   testSequencer: '<rootDir>/test/support/jest/sequencer.mjs',
   projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.(spec|test).ts'] },
+    { ...shared, displayName: 'unit', ...unitFiles },
     {
       ...shared,
       displayName: 'e2e',

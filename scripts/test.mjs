@@ -8,9 +8,11 @@
  *      parallel workers (default 3);
  *   2. jest.config.js's E2E_SERIAL, one file at a time, in two runs: E2E_SERIAL_BESIDE (drain,
  *      shutdown and latency timing) beside run 1, which gets less of the CPU than it, then
- *      E2E_SERIAL_ALONE (test/net: they change the host's network; cluster's relayed packets) alone;
- *      RB_TEST_SERIAL_BESIDE=0: both after run 1, in one run. Run 1 prints as it goes, the run beside
- *      it when it ends.
+ *      E2E_SERIAL_ALONE (test/net: they change the host's network; cluster's relayed packets) with
+ *      only jest.config.js's UNIT_BESIDE_ALONE beside it (API specs that leave the network alone,
+ *      taken out of run 1, at the lowest priority); RB_TEST_SERIAL_BESIDE=0: run 1 with every unit
+ *      spec, then E2E_SERIAL in one run. The first run of a group prints as it goes, the others
+ *      when they end.
  * Arguments go to every run (`npm test -- --testNamePattern foo`). RB_TEST_PROJECTS selects projects
  * (default `unit,e2e`; `serial`: only the serial files). Prints the slowest files and one closing
  * line with the runs' totals; RB_TEST_TIMES=<file> writes every file's time there (seconds, file,
@@ -190,15 +192,32 @@ const parallelRun = shared.length && {
 const serialBeside = process.env.RB_TEST_SERIAL_BESIDE !== '0';
 const parallelNice = Number(process.env.RB_TEST_PARALLEL_NICE ?? '10');
 const serial = projects.includes('e2e') || projects.includes('serial');
+// jest.config.js's UNIT_BESIDE_ALONE (API specs with no WebRTC peer or browser) beside the alone
+// files, which leave the CPU idle while they wait, instead of in the parallel run, which is short of
+// it; at autogroup nice 19, so the alone files' processes get the CPU whenever they want it.
+const unitBesideAlone = serialBeside && serial && projects.includes('unit');
+const besideAloneRun = {
+  label: 'unit beside alone',
+  args: ['--selectProjects', 'unit', '--maxWorkers=2', '--workerIdleMemoryLimit=1GB'],
+  env: { RB_UNIT_SET: 'beside-alone' },
+  autogroupNice: 19,
+};
 // Groups of runs: the runs of a group at once (the first prints as it goes), the groups in turn.
 const groups = (
   serialBeside && parallelRun && serial
     ? [
         [
-          { ...parallelRun, autogroupNice: parallelNice },
+          {
+            ...parallelRun,
+            env: { ...parallelRun.env, ...(unitBesideAlone ? { RB_UNIT_SET: 'parallel' } : {}) },
+            autogroupNice: parallelNice,
+          },
           serialRun('e2e serial beside', 'serial-beside'),
         ],
-        [serialRun('e2e serial alone', 'serial-alone')],
+        [
+          serialRun('e2e serial alone', 'serial-alone'),
+          ...(unitBesideAlone ? [besideAloneRun] : []),
+        ],
       ]
     : [parallelRun && [parallelRun], serial && [serialRun('e2e serial', 'serial')]]
 ).filter(Boolean);
