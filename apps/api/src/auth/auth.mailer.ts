@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
+import { lazy } from '../common/lazy.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 
 /** One account mail: plain text, the link on a line of its own. */
@@ -53,12 +54,16 @@ export function toEml(mail: AccountMail, from: string, date = new Date()): strin
 @Injectable()
 export class AuthMailer implements OnApplicationBootstrap {
   private readonly logger = new Logger('AuthMailer');
-  private readonly transport: Transporter | null;
+  /** The SMTP transport, made at the first mail (nodemailer is loaded then, not at start-up). */
+  private readonly transport: (() => Promise<Transporter>) | null;
   /** Where mails go without SMTP_URL. */
   readonly sinkDir: string;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
-    this.transport = config.smtpUrl ? nodemailer.createTransport(config.smtpUrl) : null;
+    const smtpUrl = config.smtpUrl;
+    this.transport = smtpUrl
+      ? lazy(async () => (await import('nodemailer')).default.createTransport(smtpUrl))
+      : null;
     this.sinkDir = join(config.dataDir, 'mail');
   }
 
@@ -75,7 +80,7 @@ export class AuthMailer implements OnApplicationBootstrap {
       );
       return;
     }
-    await this.transport.sendMail({ from: this.config.mailFrom, ...mail });
+    await (await this.transport()).sendMail({ from: this.config.mailFrom, ...mail });
   }
 
   private async writeToSink(mail: AccountMail): Promise<string> {

@@ -1,27 +1,23 @@
 import type { ZxcvbnFactory } from '@zxcvbn-ts/core';
 import { AppError } from '../common/app-error.js';
+import { lazy } from '../common/lazy.js';
 
 /** zxcvbn's "safely unguessable" (about 10^8 guesses or more): common and leaked-style passwords fail. */
 const MIN_SCORE = 3;
 
-let factory: Promise<ZxcvbnFactory> | undefined;
-
 /** The dictionaries are large: loaded once per process, at the first check, not at start-up. */
-function zxcvbn(): Promise<ZxcvbnFactory> {
-  factory ??= (async () => {
-    const [{ ZxcvbnFactory }, common, en] = await Promise.all([
-      import('@zxcvbn-ts/core'),
-      import('@zxcvbn-ts/language-common'),
-      import('@zxcvbn-ts/language-en'),
-    ]);
-    return new ZxcvbnFactory({
-      translations: en.translations,
-      graphs: common.adjacencyGraphs,
-      dictionary: { ...common.dictionary, ...en.dictionary },
-    });
-  })();
-  return factory;
-}
+const zxcvbn = lazy(async (): Promise<ZxcvbnFactory> => {
+  const [{ ZxcvbnFactory }, common, en] = await Promise.all([
+    import('@zxcvbn-ts/core'),
+    import('@zxcvbn-ts/language-common'),
+    import('@zxcvbn-ts/language-en'),
+  ]);
+  return new ZxcvbnFactory({
+    translations: en.translations,
+    graphs: common.adjacencyGraphs,
+    dictionary: { ...common.dictionary, ...en.dictionary },
+  });
+});
 
 /** Who the password belongs to: a password made of these is refused. */
 export interface PasswordOwner {

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import webpush from 'web-push';
+import type webpush from 'web-push';
 import { redactAddress } from '../auth/auth.mailer.js';
+import { lazy } from '../common/lazy.js';
 import { OutboundPolicy, OutboundRefused } from '../common/outbound/outbound-policy.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import {
@@ -13,6 +14,8 @@ import {
 /** How long a push service keeps a message for a browser that is offline. */
 const TTL_SECONDS: Record<NoticeKind, number> = { live: 3600, before: 1800, start: 1800 };
 const TIMEOUT_MS = 10_000;
+/** web-push, loaded at the first notice rather than at start-up. */
+const loadWebPush = lazy(async () => (await import('web-push')).default);
 
 /** What the service worker (web/public/sw-push.js) shows. */
 export interface PushMessage {
@@ -97,6 +100,7 @@ export class PushNotifier {
   ): Promise<'sent' | 'gone' | string> {
     const vapid = this.config.vapid!;
     const where = redactEndpoint(sub.endpoint);
+    const webpush = await loadWebPush();
     let details: ReturnType<typeof webpush.generateRequestDetails>;
     try {
       details = webpush.generateRequestDetails(

@@ -1,6 +1,10 @@
 import { ErrorTag, IMAGE_RULES, type ImageKind, PRODUCT_NAME } from '@radiobroadcaster/contracts';
-import sharp, { type Metadata, type OverlayOptions } from 'sharp';
+import type { Metadata, OverlayOptions } from 'sharp';
 import { AppError } from '../common/app-error.js';
+import { lazy } from '../common/lazy.js';
+
+/** sharp (libvips), loaded at the first image rather than at start-up. */
+export const loadSharp = lazy(async () => (await import('sharp')).default);
 
 /** What sharp must recognise in the bytes themselves (the declared type is not trusted). */
 const FORMATS = new Set(['jpeg', 'png', 'webp', 'gif', 'heif']);
@@ -33,6 +37,7 @@ export async function processUpload(input: Buffer, kind: ImageKind): Promise<Pro
       ErrorTag.PayloadTooLarge,
     );
   }
+  const sharp = await loadSharp();
   let meta: Metadata;
   try {
     meta = await sharp(input, { limitInputPixels: IMAGE_RULES.maxSide ** 2 }).metadata();
@@ -172,6 +177,7 @@ export async function renderStationCard(station: {
     <text x="580" y="575" font-size="28" font-weight="700" fill="#ff7a7e">${xml(PRODUCT_NAME)}</text>
   </g>
 </svg>`;
+  const sharp = await loadSharp();
   const layers: OverlayOptions[] = [];
   if (station.cover) {
     const mask = Buffer.from(

@@ -5,10 +5,10 @@ import type {
   Recording,
   UpdateEpisodeRequest,
 } from '@radiobroadcaster/contracts';
-import sharp from 'sharp';
 import { AccessService } from '../access/access.service.js';
 import { AppError } from '../common/app-error.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
+import { loadSharp } from '../images/image-processing.js';
 import { ImagesService } from '../images/images.service.js';
 import { isPubliclyListed } from '../recordings/recording-listing.js';
 import { RecordingsService } from '../recordings/recordings.service.js';
@@ -108,6 +108,7 @@ export class PodcastService {
   async artwork(username: string, slug: string): Promise<Buffer> {
     const s = await this.station(username, slug);
     const cover = s.coverImageId ? await this.images.image(s.coverImageId) : null;
+    const sharp = await loadSharp();
     if (cover)
       return sharp(cover.bytes)
         .resize(ARTWORK_SIZE, ARTWORK_SIZE, { fit: 'cover' })

@@ -2,16 +2,13 @@ import { createReadStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  PutObjectCommand,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { lazy } from '../common/lazy.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
+
+/** The AWS SDK's S3 client, loaded at the first bucket operation rather than at start-up. */
+const loadS3 = lazy(() => import('@aws-sdk/client-s3'));
 
 /** Where a recording's file is: the recordings directory, or the S3-compatible bucket. */
 export type StorageKind = 'local' | 's3';
@@ -32,7 +29,10 @@ export interface ObjectResponse {
  */
 @Injectable()
 export class RecordingStorage implements OnApplicationShutdown {
-  private readonly s3: S3Client | null;
+  /** The bucket's client, made at its first use; null without a bucket. */
+  private readonly s3: (() => Promise<S3Client>) | null;
+  /** The client once made (closed at shutdown). */
+  private client: S3Client | null = null;
   private readonly bucket: string;
   private readonly prefix: string;
   private readonly base: string;
@@ -43,15 +43,19 @@ export class RecordingStorage implements OnApplicationShutdown {
     this.bucket = s3?.bucket ?? '';
     this.prefix = s3?.prefix ?? '';
     this.s3 = s3
-      ? new S3Client({
-          region: s3.region,
-          endpoint: s3.endpoint,
-          // Other S3-compatible servers (MinIO, Ceph, Garage…) address buckets by path.
-          forcePathStyle: s3.endpoint !== undefined,
-          credentials: s3.credentials,
-          // Checksums only where S3 requires them: not every compatible server knows the newer ones.
-          requestChecksumCalculation: 'WHEN_REQUIRED',
-          responseChecksumValidation: 'WHEN_REQUIRED',
+      ? lazy(async () => {
+          const { S3Client } = await loadS3();
+          this.client = new S3Client({
+            region: s3.region,
+            endpoint: s3.endpoint,
+            // Other S3-compatible servers (MinIO, Ceph, Garage…) address buckets by path.
+            forcePathStyle: s3.endpoint !== undefined,
+            credentials: s3.credentials,
+            // Checksums only where S3 requires them: not every compatible server knows the newer ones.
+            requestChecksumCalculation: 'WHEN_REQUIRED',
+            responseChecksumValidation: 'WHEN_REQUIRED',
+          });
+          return this.client;
         })
       : null;
   }
@@ -73,7 +77,8 @@ export class RecordingStorage implements OnApplicationShutdown {
     if (!this.s3) throw new Error('no bucket configured');
     const path = this.localPath(key);
     const { size } = await stat(path);
-    await this.s3.send(
+    const [s3, { PutObjectCommand }] = await Promise.all([this.s3(), loadS3()]);
+    await s3.send(
       new PutObjectCommand({
         Bucket: this.bucket,
         Key: this.prefix + key,
@@ -87,7 +92,8 @@ export class RecordingStorage implements OnApplicationShutdown {
 
   async remove(kind: StorageKind, key: string): Promise<void> {
     if (kind === 's3' && this.s3) {
-      await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }));
+      const [s3, { DeleteObjectCommand }] = await Promise.all([this.s3(), loadS3()]);
+      await s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }));
     }
     await rm(this.localPath(key), { force: true });
   }
@@ -100,10 +106,14 @@ export class RecordingStorage implements OnApplicationShutdown {
   async object(key: string, range: string | undefined, head: boolean): Promise<ObjectResponse> {
     if (!this.s3) throw new Error('no bucket configured');
     const Key = this.prefix + key;
+    const [s3, { GetObjectCommand, HeadObjectCommand, S3ServiceException }] = await Promise.all([
+      this.s3(),
+      loadS3(),
+    ]);
     try {
       const o = head
-        ? await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key }))
-        : await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key, Range: range }));
+        ? await s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key }))
+        : await s3.send(new GetObjectCommand({ Bucket: this.bucket, Key, Range: range }));
       const contentRange = 'ContentRange' in o ? o.ContentRange : undefined;
       const headers: Record<string, string> = {
         'Content-Type': 'audio/ogg',
@@ -124,6 +134,6 @@ export class RecordingStorage implements OnApplicationShutdown {
   }
 
   onApplicationShutdown(): void {
-    this.s3?.destroy();
+    this.client?.destroy();
   }
 }
