@@ -2,7 +2,9 @@
 import { afterEach, expect, it, jest } from '@jest/globals';
 import { freeLoopbackPort } from './ports.js';
 
-afterEach(() => jest.restoreAllMocks());
+afterEach(() => {
+  jest.restoreAllMocks();
+});
 
 it('passes over 10080, a port fetch refuses ("bad port"), even when it is free', async () => {
   // Math.random's first draw picks 10080 in this machine's range, the next one another port.
