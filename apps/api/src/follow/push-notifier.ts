@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type webpush from 'web-push';
 import { redactAddress } from '../auth/auth.mailer.js';
 import { lazy } from '../common/lazy.js';
 import { OutboundPolicy, OutboundRefused } from '../common/outbound/outbound-policy.js';
