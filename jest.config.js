@@ -88,8 +88,7 @@ export const UNIT_BESIDE_ALONE = [
   '/apps/api/src/chat/(chat-nodes|chat-room-rate|chat)\\.spec\\.ts$',
   '/apps/api/src/(webhooks/webhooks|follow/follow|follow/push|relays/relays)\\.spec\\.ts$',
   '/apps/api/src/auth/(sign-up-limits|auth-rate-limit|auth)\\.spec\\.ts$',
-  '/apps/api/src/(database/embedded-restart|podcast/podcast|recordings/recordings-s3)\\.spec\\.ts$',
-  '/apps/api/src/(radio/listen-access|shows/shows)\\.spec\\.ts$',
+  '/apps/api/src/(recordings/recordings-s3|radio/listen-access|shows/shows)\\.spec\\.ts$',
 ];
 const unitSet = process.env.RB_UNIT_SET;
 const unitFiles =
