@@ -505,11 +505,17 @@ describe('ListeningClient', () => {
 
   it('shows offline on STATION_NOT_ACTIVE and retries when the next poll says live', async () => {
     const ctx = setup();
+    const seen: Station['status'][] = [];
+    ctx.client.on('station', (s) => seen.push(s.status));
     ctx.transport.joinFailures.push(apiError(409, 'STATION_NOT_ACTIVE'));
     ctx.client.play();
     await flush();
     expect(ctx.client.state).toBe('offline');
+    // the station shown (the player's badge) is off air with it, before the next poll
+    expect(ctx.client.station?.status).toBe('offline');
+    expect(seen.at(-1)).toBe('offline');
     await jest.advanceTimersByTimeAsync(2000);
+    expect(ctx.client.station?.status).toBe('live');
     expect(ctx.transport.joins).toHaveLength(2);
     expect(ctx.client.state).toBe('connecting');
     ctx.client.destroy();

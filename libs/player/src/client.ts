@@ -843,7 +843,12 @@ export class ListeningClient extends Emitter<ListeningClientEvents> {
         this.halt('fail', e);
         return;
       case PlayerErrorTag.StationNotActive:
-        // The next poll that sees the station live connects again.
+        // The server says the station is off air: the station shown says so too, at once, not
+        // only from the next poll (which, seeing it live again, connects again).
+        if (this._station && this._station.status !== 'offline') {
+          this._station = { ...this._station, status: 'offline' };
+          this.emit('station', this._station);
+        }
         this.teardownSession();
         this.fire('station-offline', e);
         return;
