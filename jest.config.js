@@ -8,6 +8,7 @@
  *   parts: the files that share nothing with each other (each has its own ports, database, temporary
  *   directories and Chromium) in parallel workers beside the unit specs, then {@link E2E_SERIAL}
  *   (`RB_E2E_SET=parallel|serial|serial-beside|serial-alone` selects a part; unset: all).
+ *   `RB_UNIT_SET=parallel|beside-serial` selects a part of `unit` ({@link UNIT_BESIDE_SERIAL}).
  * `node --experimental-vm-modules node_modules/jest/bin/jest.js path/to/file` runs any one file.
  */
 // The SFU engine of every process a test starts, unless the test names another: werift. The
@@ -57,7 +58,7 @@ const shared = {
  * or count one-port consent checks, and the files that hold the product to a latency of 2 s or less
  * (a second MP3 listener's first bytes within 1 s, now playing and the live state at the listener
  * within 2 s), which three heavy files beside them on 2 cores would make flaky. One file at a time,
- * in two sets (`npm test`: scripts/test.mjs):
+ * after the parallel run (`npm test`: scripts/test.mjs). With RB_TEST_SERIAL_BESIDE=1, in two sets:
  * - `E2E_SERIAL_BESIDE` (`RB_E2E_SET=serial-beside`), beside the parallel run, whose session gets
  *   less of the CPU than theirs (they mostly wait: about a third of the 2 cores);
  * - `E2E_SERIAL_ALONE` (`RB_E2E_SET=serial-alone`), alone after it: the files of test/net, which
@@ -77,14 +78,15 @@ export const E2E_SERIAL_BESIDE = [
 ];
 export const E2E_SERIAL = [...E2E_SERIAL_ALONE, ...E2E_SERIAL_BESIDE];
 /**
- * Unit specs that `npm test` runs beside E2E_SERIAL_ALONE instead of in the parallel run
- * (`RB_UNIT_SET=beside-alone` selects them, `RB_UNIT_SET=parallel` the rest): the alone files mostly
- * wait on networks and timers and leave the 2 cores idle for two minutes, while the parallel run is
- * short of CPU. These are API specs that open no WebRTC peer and no browser (what the alone files'
+ * Unit specs that `npm test` runs beside the serial files (E2E_SERIAL, or E2E_SERIAL_ALONE with
+ * RB_TEST_SERIAL_BESIDE=1) instead of in the parallel run, at the lowest priority
+ * (`RB_UNIT_SET=beside-serial` selects them, `RB_UNIT_SET=parallel` the rest): the serial files mostly
+ * wait on networks and timers and leave the 2 cores idle for minutes, while the parallel run is
+ * short of CPU. These are API specs that open no WebRTC peer and no browser (what test/net's
  * network changes would disturb, see above), only HTTP, socket.io, PostgreSQL and Redis on loopback,
  * and among the ones that cost the most CPU or wait longest (chat-nodes runs three API processes).
  */
-export const UNIT_BESIDE_ALONE = [
+export const UNIT_BESIDE_SERIAL = [
   '/apps/api/src/chat/(chat-nodes|chat-room-rate|chat)\\.spec\\.ts$',
   '/apps/api/src/(webhooks/webhooks|follow/follow|follow/push|relays/relays)\\.spec\\.ts$',
   '/apps/api/src/auth/(sign-up-limits|auth-rate-limit|auth)\\.spec\\.ts$',
@@ -92,12 +94,12 @@ export const UNIT_BESIDE_ALONE = [
 ];
 const unitSet = process.env.RB_UNIT_SET;
 const unitFiles =
-  unitSet === 'beside-alone'
-    ? { testRegex: UNIT_BESIDE_ALONE }
+  unitSet === 'beside-serial'
+    ? { testRegex: UNIT_BESIDE_SERIAL }
     : {
         testMatch: ['<rootDir>/{apps,libs}/**/*.(spec|test).ts'],
         ...(unitSet === 'parallel'
-          ? { testPathIgnorePatterns: [...shared.testPathIgnorePatterns, ...UNIT_BESIDE_ALONE] }
+          ? { testPathIgnorePatterns: [...shared.testPathIgnorePatterns, ...UNIT_BESIDE_SERIAL] }
           : {}),
       };
 const e2eSet = process.env.RB_E2E_SET;

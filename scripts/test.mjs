@@ -5,14 +5,12 @@
  * process the tests spawn runs the same Node):
  *   1. `unit` (apps/** and libs/** specs, each file with a database of its own) and the `e2e` files
  *      (test/**: built processes, browsers, network) that share nothing, together in RB_TEST_WORKERS
- *      parallel workers (default 3);
- *   2. jest.config.js's E2E_SERIAL, one file at a time, in two runs: E2E_SERIAL_BESIDE (drain,
- *      shutdown and latency timing) beside run 1, which gets less of the CPU than it, then
- *      E2E_SERIAL_ALONE (test/net: they change the host's network; cluster's relayed packets) with
- *      only jest.config.js's UNIT_BESIDE_ALONE beside it (API specs that leave the network alone,
- *      taken out of run 1, at the lowest priority); RB_TEST_SERIAL_BESIDE=0: run 1 with every unit
- *      spec, then E2E_SERIAL in one run. The first run of a group prints as it goes, the others
- *      when they end.
+ *      parallel workers (default 2), but for jest.config.js's UNIT_BESIDE_SERIAL;
+ *   2. then jest.config.js's E2E_SERIAL (network, drain, shutdown and latency timing), one file at a
+ *      time, with UNIT_BESIDE_SERIAL beside it (API specs that leave the network alone) at the lowest
+ *      priority. RB_TEST_SERIAL_BESIDE=1: E2E_SERIAL_BESIDE beside run 1, which gets less of the CPU
+ *      than it, then E2E_SERIAL_ALONE with UNIT_BESIDE_SERIAL beside it. The first run of a group
+ *      prints as it goes, the others when they end.
  * Arguments go to every run (`npm test -- --testNamePattern foo`). RB_TEST_PROJECTS selects projects
  * (default `unit,e2e`; `serial`: only the serial files). Prints the slowest files and one closing
  * line with the runs' totals; RB_TEST_TIMES=<file> writes every file's time there (seconds, file,
@@ -186,42 +184,42 @@ const parallelRun = shared.length && {
   args: ['--selectProjects', ...shared, `--maxWorkers=${workers}`, '--workerIdleMemoryLimit=1GB'],
   env: { RB_E2E_SET: 'parallel' },
 };
-// jest.config.js's two serial sets, in one run each: E2E_SERIAL_BESIDE beside the parallel run
-// (default; RB_TEST_SERIAL_BESIDE=0: after it), with the CPU first: the parallel run's session at
-// autogroup nice RB_TEST_PARALLEL_NICE (default 10), so their processes (their timing is what they
-// test) get the CPU when they want it and the parallel files take what is left; E2E_SERIAL_ALONE
-// (the files that change the host's network, and cluster) alone after the parallel run.
-const serialBeside = process.env.RB_TEST_SERIAL_BESIDE !== '0';
+// jest.config.js's serial files (E2E_SERIAL), one at a time, after the parallel run, with the
+// machine to themselves but for UNIT_BESIDE_SERIAL (below). RB_TEST_SERIAL_BESIDE=1: E2E_SERIAL_BESIDE
+// beside the parallel run instead, with the CPU first (the parallel run's session at autogroup nice
+// RB_TEST_PARALLEL_NICE, default 10), then E2E_SERIAL_ALONE (the files that change the host's
+// network, and cluster) after it. Beside saved 3 minutes on a quick machine; on one that needs twice
+// the CPU for the same files, the parallel run's files it starved missed their deadlines (a CLI
+// broadcaster's DTLS handshake not done in 15 s, a publisher's 20 ms feed quiet for 1.5 s).
+const serialBeside = process.env.RB_TEST_SERIAL_BESIDE === '1';
 const parallelNice = Number(process.env.RB_TEST_PARALLEL_NICE ?? '10');
 const serial = projects.includes('e2e') || projects.includes('serial');
-// jest.config.js's UNIT_BESIDE_ALONE (API specs with no WebRTC peer or browser) beside the alone
+// jest.config.js's UNIT_BESIDE_SERIAL (API specs with no WebRTC peer or browser) beside the serial
 // files, which leave the CPU idle while they wait, instead of in the parallel run, which is short of
-// it; at autogroup nice 19, so the alone files' processes get the CPU whenever they want it.
-const unitBesideAlone = serialBeside && serial && projects.includes('unit');
-const besideAloneRun = {
-  label: 'unit beside alone',
+// it; at autogroup nice 19, so the serial files' processes get the CPU whenever they want it.
+const unitBesideSerial = serial && projects.includes('unit') && Boolean(parallelRun);
+const besideSerialRun = {
+  label: 'unit beside serial',
   args: ['--selectProjects', 'unit', '--maxWorkers=2', '--workerIdleMemoryLimit=1GB'],
-  env: { RB_UNIT_SET: 'beside-alone' },
+  env: { RB_UNIT_SET: 'beside-serial' },
   autogroupNice: 19,
 };
+const parallel = parallelRun && {
+  ...parallelRun,
+  env: { ...parallelRun.env, ...(unitBesideSerial ? { RB_UNIT_SET: 'parallel' } : {}) },
+};
+const besideSerial = unitBesideSerial ? [besideSerialRun] : [];
 // Groups of runs: the runs of a group at once (the first prints as it goes), the groups in turn.
 const groups = (
-  serialBeside && parallelRun && serial
+  serialBeside && parallel && serial
     ? [
         [
-          {
-            ...parallelRun,
-            env: { ...parallelRun.env, ...(unitBesideAlone ? { RB_UNIT_SET: 'parallel' } : {}) },
-            autogroupNice: parallelNice,
-          },
+          { ...parallel, autogroupNice: parallelNice },
           serialRun('e2e serial beside', 'serial-beside'),
         ],
-        [
-          serialRun('e2e serial alone', 'serial-alone'),
-          ...(unitBesideAlone ? [besideAloneRun] : []),
-        ],
+        [serialRun('e2e serial alone', 'serial-alone'), ...besideSerial],
       ]
-    : [parallelRun && [parallelRun], serial && [serialRun('e2e serial', 'serial')]]
+    : [parallel && [parallel], serial && [serialRun('e2e serial', 'serial'), ...besideSerial]]
 ).filter(Boolean);
 
 console.log(`== Node ${process.version}`);
