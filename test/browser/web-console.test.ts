@@ -167,7 +167,18 @@ describe('studio: the on-air console', () => {
     expect(await page.getByTestId('console-last-title').textContent()).toBe(
       'Last time: Blue in Green — Miles Davis',
     );
+    // The press sends the title (what the server answered is the first thing a failure says: a
+    // loaded CI run once found no title on the station 10 s after the press, and said no more).
+    const announced = page.waitForResponse(
+      (r) => r.url().endsWith('/api/stations/now-playing') && r.request().method() === 'POST',
+      { timeout: 30_000 },
+    );
     await page.getByTestId('console-announce-last').click();
+    const answer = await announced;
+    expect([answer.status(), (await answer.json()).nowPlaying?.track]).toEqual([
+      200,
+      'Blue in Green',
+    ]);
     await waitUntil(
       async () => (await getStation(app.url, stationId)).nowPlaying?.track === 'Blue in Green',
       10_000,
