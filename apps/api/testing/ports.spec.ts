@@ -1,6 +1,6 @@
 /** The ports tests start servers on: below the ephemeral range, never one fetch or Chromium refuses. */
 import { afterEach, expect, it, jest } from '@jest/globals';
-import { freeLoopbackPort } from './ports.js';
+import { ephemeralLow, freeLoopbackPort } from './ports.js';
 
 afterEach(() => {
   jest.restoreAllMocks();
@@ -8,11 +8,7 @@ afterEach(() => {
 
 it('passes over 10080, a port fetch refuses ("bad port"), even when it is free', async () => {
   // Math.random's first draw picks 10080 in this machine's range, the next one another port.
-  const [low] = (await import('node:fs'))
-    .readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
-    .split(/\s+/)
-    .map(Number);
-  const high = low! - 1;
+  const high = ephemeralLow() - 1;
   const draws = [(10_080 - 10_000 + 0.5) / (high - 10_000), 0.5];
   jest.spyOn(Math, 'random').mockImplementation(() => draws.shift() ?? 0.5);
   const port = await freeLoopbackPort();
@@ -24,13 +20,10 @@ it('passes over 10080, a port fetch refuses ("bad port"), even when it is free',
 });
 
 it('chooses a port below the kernel ephemeral range, with `span` free ports from it', async () => {
-  const [low] = (await import('node:fs'))
-    .readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
-    .split(/\s+/)
-    .map(Number);
+  const low = ephemeralLow();
   for (let i = 0; i < 20; i++) {
     const port = await freeLoopbackPort({ span: 2 });
     expect(port).toBeGreaterThanOrEqual(10_000);
-    expect(port + 1).toBeLessThan(low!);
+    expect(port + 1).toBeLessThan(low);
   }
 });

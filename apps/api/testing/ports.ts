@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /** The first port of the kernel's ephemeral range (Linux's default when it cannot be read). */
-function ephemeralLow(): number {
+export function ephemeralLow(): number {
   try {
     const low = Number(
       readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').split(/\s+/)[0],
