@@ -8,7 +8,8 @@
  *   parts: the files that share nothing with each other (each has its own ports, database, temporary
  *   directories and Chromium) in parallel workers beside the unit specs, then {@link E2E_SERIAL}
  *   (`RB_E2E_SET=parallel|serial|serial-beside|serial-alone` selects a part; unset: all).
- *   `RB_UNIT_SET=parallel|beside-serial` selects a part of `unit` ({@link UNIT_BESIDE_SERIAL}).
+ *   `RB_UNIT_SET=parallel|beside-serial|oldest-node` selects a part of `unit` ({@link UNIT_BESIDE_SERIAL},
+ *   {@link OLDEST_NODE_SPECS}).
  * `node --experimental-vm-modules node_modules/jest/bin/jest.js path/to/file` runs any one file.
  */
 // The SFU engine of every process a test starts, unless the test names another: werift. The
@@ -92,10 +93,27 @@ export const UNIT_BESIDE_SERIAL = [
   '/apps/api/src/auth/(sign-up-limits|auth-rate-limit|auth)\\.spec\\.ts$',
   '/apps/api/src/(recordings/recordings-s3|radio/listen-access|shows/shows)\\.spec\\.ts$',
 ];
+/**
+ * The fast specs that run again on the oldest supported Node (22; `.ci/run` names its binary in
+ * RB_TEST_OLDEST_NODE and `npm test` runs them beside the serial files, `RB_UNIT_SET=oldest-node`):
+ * what depends on the Node version. The SFU's boundary (every werift and Node-internal reach-in, the
+ * fast paths asserted active: werift-contract), the ICE/TCP mux and SDP, NACK, the libraries, the
+ * CLI's audio, and the API's specs that need no database. The engine, shard, SFU-node and
+ * engine-contract specs drive werift through that boundary and public Node APIs only, and the
+ * player's two type specs run tsc: they run once, on the newest (docs/testing.md).
+ */
+export const OLDEST_NODE_SPECS = [
+  '/libs/(?!player/src/(react-jsx|types)\\.spec\\.ts$).+\\.spec\\.ts$',
+  '/apps/sfu/src/(boundary|net)/.+\\.spec\\.ts$',
+  '/apps/sfu/src/(sdp|werift/nack|werift/gate)\\.spec\\.ts$',
+  '/apps/cli/src/audio\\.spec\\.ts$',
+  '/apps/api/src/(config|turn)/.+\\.spec\\.ts$',
+  '/apps/api/src/(stats/stats-math|domains/domain-rules)\\.spec\\.ts$',
+];
 const unitSet = process.env.RB_UNIT_SET;
 const unitFiles =
-  unitSet === 'beside-serial'
-    ? { testRegex: UNIT_BESIDE_SERIAL }
+  unitSet === 'beside-serial' || unitSet === 'oldest-node'
+    ? { testRegex: unitSet === 'oldest-node' ? OLDEST_NODE_SPECS : UNIT_BESIDE_SERIAL }
     : {
         testMatch: ['<rootDir>/{apps,libs}/**/*.(spec|test).ts'],
         ...(unitSet === 'parallel'

@@ -11,6 +11,8 @@
  *      priority. RB_TEST_SERIAL_BESIDE=1: E2E_SERIAL_BESIDE beside run 1, which gets less of the CPU
  *      than it, then E2E_SERIAL_ALONE with UNIT_BESIDE_SERIAL beside it. The first run of a group
  *      prints as it goes, the others when they end.
+ * RB_TEST_OLDEST_NODE=<folder of a `node`>: OLDEST_NODE_SPECS again on that Node, beside the serial
+ * files (`.ci/run` names Node 22's).
  * Arguments go to every run (`npm test -- --testNamePattern foo`). RB_TEST_PROJECTS selects projects
  * (default `unit,e2e`; `serial`: only the serial files). Prints the slowest files and one closing
  * line with the runs' totals; RB_TEST_TIMES=<file> writes every file's time there (seconds, file,
@@ -29,7 +31,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { delimiter, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -123,9 +125,17 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
  * report by EXIT_GRACE_MS, and how many processes the tests left running (killed). `quiet`: its
  * output is kept and printed whole when it ends (a run beside another that prints as it goes).
  */
-function jestRun(args, report, env, label, quiet = false, autogroupNice = 0) {
+function jestRun(
+  args,
+  report,
+  env,
+  label,
+  quiet = false,
+  autogroupNice = 0,
+  node = process.execPath,
+) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, {
+    const child = spawn(node, args, {
       cwd: root,
       stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit',
       detached: true,
@@ -208,7 +218,26 @@ const parallel = parallelRun && {
   ...parallelRun,
   env: { ...parallelRun.env, ...(unitBesideSerial ? { RB_UNIT_SET: 'parallel' } : {}) },
 };
-const besideSerial = unitBesideSerial ? [besideSerialRun] : [];
+// RB_TEST_OLDEST_NODE=<a folder holding `node`> (`.ci/run`: Node 22, the oldest supported): jest.config.js's
+// OLDEST_NODE_SPECS again on that Node, beside the serial files at autogroup nice 19 like the run
+// above (fast specs: mostly CPU the serial files leave idle), its processes with that Node first on
+// PATH. Without serial files, after the other runs.
+const oldestNode = process.env.RB_TEST_OLDEST_NODE;
+const oldestNodeRun = oldestNode &&
+  projects.includes('unit') && {
+    label: `unit on Node ${spawnSync(join(oldestNode, 'node'), ['--version'], { encoding: 'utf8' }).stdout?.trim()}`,
+    node: join(oldestNode, 'node'),
+    args: ['--selectProjects', 'unit', '--maxWorkers=2'],
+    env: {
+      RB_UNIT_SET: 'oldest-node',
+      PATH: `${oldestNode}${delimiter}${process.env.PATH ?? ''}`,
+    },
+    autogroupNice: 19,
+  };
+const besideSerial = [
+  ...(unitBesideSerial ? [besideSerialRun] : []),
+  ...(oldestNodeRun && serial ? [oldestNodeRun] : []),
+];
 // Groups of runs: the runs of a group at once (the first prints as it goes), the groups in turn.
 const groups = (
   serialBeside && parallel && serial
@@ -221,6 +250,7 @@ const groups = (
       ]
     : [parallel && [parallel], serial && [serialRun('e2e serial', 'serial'), ...besideSerial]]
 ).filter(Boolean);
+if (oldestNodeRun && !serial) groups.push([oldestNodeRun]);
 
 console.log(`== Node ${process.version}`);
 const onPath = spawnSync('node', ['--version'], { encoding: 'utf8' }).stdout?.trim();
@@ -231,7 +261,7 @@ const files = [];
 const totals = { passed: 0, failed: 0, skipped: 0 };
 
 /** One Jest run of a group: its report's totals and files go into the suite's. */
-async function run({ label, args, env, autogroupNice }, quiet) {
+async function run({ label, args, env, autogroupNice, node }, quiet) {
   const json = join(out, `${label.replace(/\W+/g, '-')}.json`);
   const started = Date.now();
   console.log(`\n== ${label} (${args.join(' ')})${quiet ? ': its output when it ends' : ''}`);
@@ -251,6 +281,7 @@ async function run({ label, args, env, autogroupNice }, quiet) {
     label,
     quiet,
     autogroupNice,
+    node,
   );
   console.log(`== ${label}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
   if (code > 0) status = code;
