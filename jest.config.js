@@ -94,9 +94,6 @@ export const UNIT_BESIDE_SERIAL = [
   '/apps/api/src/(webhooks/webhooks|follow/follow|follow/push|relays/relays)\\.spec\\.ts$',
   '/apps/api/src/auth/(sign-up-limits|auth-rate-limit|auth)\\.spec\\.ts$',
   '/apps/api/src/(recordings/recordings-s3|radio/listen-access|shows/shows)\\.spec\\.ts$',
-  '/apps/api/src/database/(embedded-restart|embedded-smoke|database-connection)\\.spec\\.ts$',
-  '/apps/api/src/(auth/same-origin|domains/domains|content/content|follow/push)\\.spec\\.ts$',
-  '/apps/api/src/(images/images|stations/stations|demo/demo-station\\.service)\\.spec\\.ts$',
 ];
 /**
  * The fast specs that run again on the oldest supported Node (22; `.ci/run` names its binary in
