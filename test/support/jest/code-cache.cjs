@@ -2,13 +2,13 @@
  * V8's code cache for the modules Jest compiles, kept across the test files of one Jest worker.
  *
  * Jest gives every test file a module registry of its own, so each file compiles its whole module
- * graph again from source (vm.Script for CommonJS, vm.SourceTextModule for ES modules): for a file that
- * boots the API, NestJS, TypeORM, Express, werift and the app, about half of its 2.7 s of CPU. The
- * code is the same from file to file, so the first file's compiled code (V8's code cache: for a
- * CommonJS module taken after that file ran it, so with the functions it compiled lazily; for an ES
- * module before, as V8 allows) serves the next ones. Only the
- * compiling is shared: every file still evaluates every module in its own context, so no state
- * crosses files. V8 checks each cache against the source it was made from and compiles afresh when it
+ * graph again from source (vm.Script for CommonJS, vm.SourceTextModule for ES modules): NestJS,
+ * TypeORM, Express, werift and the app for a file that boots the API. The code is the same from file
+ * to file, so the first file's compiled code (V8's code cache: for a CommonJS module taken after that
+ * file ran it, so with the functions it compiled lazily; for an ES module before, as V8 allows)
+ * serves the next ones: about 0.3 s of CPU less per API spec (docs/testing.md, fourteenth session).
+ * Only the compiling is shared: every file still evaluates every module in its own context, so no
+ * state crosses files. V8 checks each cache against the source it was made from and compiles afresh when it
  * does not fit (`cachedDataRejected`). Loaded by test/support/jest/runtime.cjs (jest.config.js's
  * `runtime`); RB_JEST_CODE_CACHE=0 turns it off.
  */
