@@ -346,7 +346,9 @@ describe('webhook sender', () => {
         url: r.url,
         headers: {},
         body: '{"type":"x"}',
-        timeoutMs: 2000,
+        // a bound, not what is tested: the receiver runs in this Jest worker, which CI runs at the
+        // lowest priority beside the serial files (2 s once passed with no answer there)
+        timeoutMs: 15_000,
       });
       expect(allowed).toMatchObject({ status: 200, error: null, body: 'answer 200' });
     } finally {
